@@ -1,0 +1,189 @@
+//===- dpu_device.cpp - One DPU as an OpenMP device -----------------------===//
+#include "dpu_device.h"
+
+#include "common/elf_image.h"
+#include "common/log.h"
+
+#include <cstdio>
+
+namespace ompdpu::plugin {
+
+using client::Ticket;
+
+std::string DpuDevice::name() const {
+  return format("device %d (%s)", Index, Conn->address().text().c_str());
+}
+
+uint16_t DpuDevice::machine() const { return machineForIsa(info().Isa); }
+
+AsyncQueue *DpuDevice::queueOf(__tgt_async_info *Async) {
+  if (Async->Queue)
+    return static_cast<AsyncQueue *>(Async->Queue);
+  std::lock_guard<std::mutex> L(M);
+  std::unique_ptr<AsyncQueue> Q;
+  if (!FreeQueues.empty()) {
+    Q = std::move(FreeQueues.back());
+    FreeQueues.pop_back();
+  } else {
+    Q = std::make_unique<AsyncQueue>();
+    Q->Id = NextQueueId++;
+  }
+  Async->Queue = Q.release();
+  return static_cast<AsyncQueue *>(Async->Queue);
+}
+
+template <typename IssueFn>
+Status DpuDevice::perform(__tgt_async_info *Async, IssueFn F) {
+  if (!Async)
+    return Conn->wait(F(0u, 0u));
+  AsyncQueue *Q = queueOf(Async);
+  Ticket T = F(Q->Id, Q->NextSeq++);
+  Q->InFlight.push_back(T);
+  // Fail fast when the operation could not even be sent.
+  if (T->Done.load() && !T->Result.ok())
+    return T->Result;
+  return Status();
+}
+
+Expected<__tgt_target_table *>
+DpuDevice::loadBinary(__tgt_device_image *Image) {
+  size_t Size = static_cast<char *>(Image->ImageEnd) -
+                static_cast<char *>(Image->ImageStart);
+  Ticket T = Conn->loadImage(Image->ImageStart, Size);
+  if (Status S = Conn->wait(T); !S.ok())
+    return S.withContext("cannot load image");
+  std::vector<protocol::EntryInfo> Entries;
+  if (Status S = protocol::decodeEntries(T->Payload.data(), T->Payload.size(),
+                                         Entries);
+      !S.ok())
+    return S.withContext("cannot load image");
+  size_t HostCount = Image->EntriesEnd - Image->EntriesBegin;
+  if (Entries.size() != HostCount)
+    return Status::error(format("cannot load image: it has %zu offload "
+                                "entries, the host expects %zu",
+                                Entries.size(), HostCount));
+  std::lock_guard<std::mutex> L(M);
+  ImageTable &IT = Images.emplace_back();
+  IT.Entries.reserve(Entries.size());
+  for (size_t K = 0; K < Entries.size(); ++K) {
+    const protocol::EntryInfo &E = Entries[K];
+    const __tgt_offload_entry &Host = Image->EntriesBegin[K];
+    if (Host.size != E.Size)
+      return Status::error(format("cannot load image: entry '%s' has %lu "
+                                  "bytes on the device, %zu on the host",
+                                  E.Name.c_str(), (unsigned long)E.Size,
+                                  Host.size));
+    IT.Names.push_back(E.Name);
+    IT.Entries.push_back({reinterpret_cast<void *>(E.Addr),
+                          IT.Names.back().data(), E.Size, E.Flags, 0});
+  }
+  IT.Table.EntriesBegin = IT.Entries.data();
+  IT.Table.EntriesEnd = IT.Entries.data() + IT.Entries.size();
+  return &IT.Table;
+}
+
+Expected<void *> DpuDevice::alloc(int64_t Size, int32_t Kind) {
+  if (Kind == abi::TARGET_ALLOC_HOST || Kind == abi::TARGET_ALLOC_SHARED)
+    return Status::error("host and shared allocations are not supported: DPU "
+                         "memory is not addressable from the host");
+  if (Size < 0)
+    return Status::error(format("negative allocation size %ld", (long)Size));
+  Ticket T = Conn->alloc(static_cast<uint64_t>(Size), Kind);
+  if (Status S = Conn->wait(T); !S.ok())
+    return S.withContext(format("cannot allocate %ld bytes", (long)Size));
+  return reinterpret_cast<void *>(T->Value);
+}
+
+Status DpuDevice::free(void *Ptr) {
+  Ticket T = Conn->free(reinterpret_cast<uint64_t>(Ptr));
+  return Conn->wait(T);
+}
+
+Status DpuDevice::submit(void *Dst, const void *Src, int64_t Size,
+                         __tgt_async_info *Async) {
+  if (Size < 0)
+    return Status::error("negative transfer size");
+  return perform(Async, [&](uint32_t Q, uint32_t Seq) {
+    return Conn->submit(reinterpret_cast<uint64_t>(Dst), Src, Size, Q, Seq);
+  });
+}
+
+Status DpuDevice::retrieve(void *Dst, const void *Src, int64_t Size,
+                           __tgt_async_info *Async) {
+  if (Size < 0)
+    return Status::error("negative transfer size");
+  return perform(Async, [&](uint32_t Q, uint32_t Seq) {
+    return Conn->retrieve(Dst, reinterpret_cast<uint64_t>(Src), Size, Q, Seq);
+  });
+}
+
+Status DpuDevice::exchange(const void *Src, DpuDevice &Dst, void *DstPtr,
+                           int64_t Size, __tgt_async_info *Async) {
+  if (Size < 0)
+    return Status::error("negative transfer size");
+  return perform(Async, [&](uint32_t Q, uint32_t Seq) {
+    return Conn->exchange(reinterpret_cast<uint64_t>(Src), Size, Dst.info(),
+                          reinterpret_cast<uint64_t>(DstPtr), Q, Seq);
+  });
+}
+
+Status DpuDevice::launch(void *Entry, void **Args, ptrdiff_t *Offsets,
+                         int32_t NumArgs, int32_t Teams, int32_t ThreadLimit,
+                         __tgt_async_info *Async) {
+  std::vector<uint64_t> Values(NumArgs > 0 ? NumArgs : 0);
+  for (int32_t K = 0; K < NumArgs; ++K)
+    Values[K] = reinterpret_cast<uint64_t>(Args[K]) +
+                static_cast<uint64_t>(Offsets ? Offsets[K] : 0);
+  return perform(Async, [&](uint32_t Q, uint32_t Seq) {
+    return Conn->run(reinterpret_cast<uint64_t>(Entry), std::move(Values),
+                     Teams, ThreadLimit, Q, Seq);
+  });
+}
+
+Status DpuDevice::synchronize(__tgt_async_info *Async) {
+  auto *Q = static_cast<AsyncQueue *>(Async->Queue);
+  if (!Q)
+    return Status();
+  Status First;
+  for (const Ticket &T : Q->InFlight) {
+    Status S = Conn->wait(T);
+    if (!S.ok() && First.ok())
+      First = S;
+  }
+  Q->InFlight.clear();
+  Async->Queue = nullptr;
+  std::lock_guard<std::mutex> L(M);
+  FreeQueues.emplace_back(Q);
+  return First;
+}
+
+Status DpuDevice::recordEvent(Event *E, __tgt_async_info *Async) {
+  E->Before.clear();
+  if (Async && Async->Queue)
+    E->Before = static_cast<AsyncQueue *>(Async->Queue)->InFlight;
+  return Status();
+}
+
+Status DpuDevice::waitEvent(Event *E) {
+  for (const Ticket &T : E->Before)
+    if (Status S = Conn->wait(T); !S.ok())
+      return S;
+  return Status();
+}
+
+void DpuDevice::printInfo() const {
+  const client::ServerInfo &I = info();
+  std::printf("    ompdpu device %d\n", Index);
+  std::printf("      Address:            %s\n", Conn->address().text().c_str());
+  std::printf("      Host name:          %s\n", I.Hostname.c_str());
+  std::printf("      ISA:                %s\n", I.Isa.c_str());
+  std::printf("      Cores:              %u\n", I.Cores);
+  std::printf("      Memory per client:  %.1f GiB\n",
+              I.Memory / double(1ull << 30));
+  std::printf("      Protocol version:   %u\n", I.Version);
+  std::printf("      State:              %s\n",
+              Conn->alive() ? "connected"
+                            : ("failed: " + Conn->failure().message()).c_str());
+}
+
+} // namespace ompdpu::plugin

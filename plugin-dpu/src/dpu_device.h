@@ -1,0 +1,84 @@
+//===- dpu_device.h - One DPU as an OpenMP device -----------------*- C++ -*-===//
+//
+// The device logic behind the ABI glue: images, memory, queues and events of
+// one DPU, on top of a protocol Connection. Errors are values here and turn
+// into OFFLOAD_FAIL (after a message naming the device) only in the glue.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "client/connection.h"
+#include "omptarget_abi.h"
+
+#include <list>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+namespace ompdpu::plugin {
+
+/// Operations of one __tgt_async_info, issued without waiting; the server
+/// runs them in Seq order.
+struct AsyncQueue {
+  uint32_t Id = 0;
+  uint32_t NextSeq = 0;
+  std::vector<client::Ticket> InFlight;
+};
+
+/// A recorded point in a queue: the operations issued before it.
+struct Event {
+  std::vector<client::Ticket> Before;
+};
+
+/// One DPU server seen as an OpenMP device.
+class DpuDevice {
+public:
+  DpuDevice(int32_t Index, std::unique_ptr<client::Connection> C)
+      : Index(Index), Conn(std::move(C)) {}
+
+  /// "device 0 (127.0.0.1:18515)", the prefix of every message.
+  std::string name() const;
+  /// Facts from the handshake.
+  const client::ServerInfo &info() const { return Conn->info(); }
+  /// e_machine of images this device runs.
+  uint16_t machine() const;
+
+  Expected<__tgt_target_table *> loadBinary(__tgt_device_image *Image);
+  Expected<void *> alloc(int64_t Size, int32_t Kind);
+  Status free(void *Ptr);
+  Status submit(void *Dst, const void *Src, int64_t Size,
+                __tgt_async_info *Async);
+  Status retrieve(void *Dst, const void *Src, int64_t Size,
+                  __tgt_async_info *Async);
+  Status exchange(const void *Src, DpuDevice &Dst, void *DstPtr, int64_t Size,
+                  __tgt_async_info *Async);
+  Status launch(void *Entry, void **Args, ptrdiff_t *Offsets, int32_t NumArgs,
+                int32_t Teams, int32_t ThreadLimit, __tgt_async_info *Async);
+  /// Wait for every operation of the queue; reset Async->Queue.
+  Status synchronize(__tgt_async_info *Async);
+
+  Status recordEvent(Event *E, __tgt_async_info *Async);
+  Status waitEvent(Event *E);
+
+  /// Human-readable description (print_device_info).
+  void printInfo() const;
+
+private:
+  AsyncQueue *queueOf(__tgt_async_info *Async);
+  /// Issue through a queue (Async set) or synchronously (Async null).
+  template <typename IssueFn> Status perform(__tgt_async_info *Async, IssueFn F);
+
+  int32_t Index;
+  std::unique_ptr<client::Connection> Conn;
+  std::mutex M; // guards the members below
+  uint32_t NextQueueId = 1;
+  std::vector<std::unique_ptr<AsyncQueue>> FreeQueues;
+  struct ImageTable {
+    std::vector<__tgt_offload_entry> Entries;
+    std::list<std::string> Names; // storage the entries' names point into
+    __tgt_target_table Table{};
+  };
+  std::list<ImageTable> Images;
+};
+
+} // namespace ompdpu::plugin

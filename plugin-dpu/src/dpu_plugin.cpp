@@ -1,0 +1,110 @@
+//===- dpu_plugin.cpp - The set of DPUs this plugin drives ----------------===//
+#include "dpu_plugin.h"
+
+#include "common/elf_image.h"
+#include "common/log.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <dlfcn.h>
+#include <strings.h>
+#include <thread>
+
+namespace ompdpu::plugin {
+
+namespace {
+/// "libomptarget.rtl.aarch64.so" -> "aarch64"; other names -> "".
+std::string isaFromOwnFileName() {
+  Dl_info Info;
+  if (!dladdr(reinterpret_cast<void *>(&isaFromOwnFileName), &Info) ||
+      !Info.dli_fname)
+    return "";
+  std::string Name = Info.dli_fname;
+  Name = Name.substr(Name.rfind('/') + 1);
+  const std::string Prefix = "libomptarget.rtl.";
+  if (Name.rfind(Prefix, 0) != 0)
+    return "";
+  std::string Rest = Name.substr(Prefix.size());
+  return Rest.substr(0, Rest.find('.'));
+}
+
+bool offloadMandatory() {
+  const char *V = std::getenv("OMP_TARGET_OFFLOAD");
+  return V && strcasecmp(V, "mandatory") == 0;
+}
+
+/// Both copies of the plugin (x86_64 and aarch64 names) may be loaded in one
+/// process; libomptarget loads them one after the other, so a note in the
+/// environment keeps an unreachable server from being reported twice.
+bool firstToReport(const std::string &Addr) {
+  const char *Var = "OMPDPU_INTERNAL_REPORTED";
+  std::string Seen = std::getenv(Var) ? std::getenv(Var) : "";
+  if (("," + Seen + ",").find("," + Addr + ",") != std::string::npos)
+    return false;
+  setenv(Var, (Seen.empty() ? Addr : Seen + "," + Addr).c_str(), 1);
+  return true;
+}
+} // namespace
+
+DpuPlugin &DpuPlugin::get() {
+  static DpuPlugin *P = new DpuPlugin();
+  return *P;
+}
+
+DpuPlugin::DpuPlugin() : Isa(isaFromOwnFileName()) { connectAll(); }
+
+void DpuPlugin::connectAll() {
+  auto Cfg = loadClientConfig([](const char *N) { return std::getenv(N); });
+  if (!Cfg) {
+    log(LogLevel::Error, "configuration: %s",
+        Cfg.status().message().c_str());
+    return;
+  }
+  const auto &Addrs = Cfg->Devices;
+  // Connect to all servers at once: start-up costs one connect timeout, not
+  // one per unreachable server.
+  std::vector<Expected<std::unique_ptr<client::Connection>>> Results;
+  for (size_t K = 0; K < Addrs.size(); ++K)
+    Results.emplace_back(Status::error("not tried"));
+  std::vector<std::thread> Threads;
+  for (size_t K = 0; K < Addrs.size(); ++K)
+    Threads.emplace_back([&, K] {
+      Results[K] = client::Connection::open(Addrs[K], *Cfg, Isa);
+    });
+  for (std::thread &T : Threads)
+    T.join();
+
+  bool Mandatory = offloadMandatory();
+  size_t Unreachable = 0;
+  for (size_t K = 0; K < Addrs.size(); ++K) {
+    if (Results[K]) {
+      Devices.push_back(std::make_unique<DpuDevice>(
+          static_cast<int32_t>(Devices.size()), std::move(*Results[K])));
+      continue;
+    }
+    const std::string &Why = Results[K].status().message();
+    if (Why.rfind("client wants ", 0) == 0) {
+      OMPDPU_DEBUG_LOG("%s: serves another ISA (%s)", Addrs[K].text().c_str(),
+                       Why.c_str());
+      continue; // the plugin copy for that ISA takes it
+    }
+    ++Unreachable;
+    if (firstToReport(Addrs[K].text()))
+      log(Mandatory ? LogLevel::Error : LogLevel::Note, "device %zu (%s): %s",
+          K, Addrs[K].text().c_str(), Why.c_str());
+  }
+  if (Unreachable && Unreachable == Addrs.size() && !Mandatory &&
+      firstToReport("no-device-note"))
+    log(LogLevel::Note, "no DPU reachable: target regions run on the host");
+  OMPDPU_DEBUG_LOG("plugin for ISA '%s': %zu of %zu devices connected",
+                   Isa.c_str(), Devices.size(), Addrs.size());
+}
+
+bool DpuPlugin::acceptsMachine(uint16_t Machine) const {
+  for (const auto &D : Devices)
+    if (D->machine() == Machine)
+      return true;
+  return false;
+}
+
+} // namespace ompdpu::plugin

@@ -1,0 +1,54 @@
+//===- omptarget_abi.h - Types shared with libomptarget 14 --------*- C++ -*-===//
+//
+// The data structures libomptarget 14 passes to plugins (from its public
+// omptarget.h), declared here so the plugin builds against an unmodified
+// LLVM install that ships no plugin headers.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+extern "C" {
+
+/// One kernel or global of an image (addr: host or device address).
+struct __tgt_offload_entry {
+  void *addr;
+  char *name;
+  size_t size;
+  int32_t flags;
+  int32_t reserved;
+};
+
+/// A device image and the host entries it must match one to one.
+struct __tgt_device_image {
+  void *ImageStart;
+  void *ImageEnd;
+  __tgt_offload_entry *EntriesBegin;
+  __tgt_offload_entry *EntriesEnd;
+};
+
+/// The device-side entry table returned by load_binary.
+struct __tgt_target_table {
+  __tgt_offload_entry *EntriesBegin;
+  __tgt_offload_entry *EntriesEnd;
+};
+
+/// Per-construct asynchronous state; Queue is the plugin's.
+struct __tgt_async_info {
+  void *Queue = nullptr;
+};
+}
+
+namespace ompdpu::abi {
+constexpr int32_t OFFLOAD_SUCCESS = 0;
+constexpr int32_t OFFLOAD_FAIL = ~0;
+/// omp_target_alloc kinds (TargetAllocTy).
+constexpr int32_t TARGET_ALLOC_DEVICE = 0;
+constexpr int32_t TARGET_ALLOC_HOST = 1;
+constexpr int32_t TARGET_ALLOC_SHARED = 2;
+constexpr int32_t TARGET_ALLOC_DEFAULT = 3;
+/// OMP_REQ_UNIFIED_SHARED_MEMORY in `#pragma omp requires`.
+constexpr int64_t OMP_REQ_UNIFIED_SHARED_MEMORY = 0x008;
+} // namespace ompdpu::abi

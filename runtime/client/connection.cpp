@@ -1,0 +1,411 @@
+//===- connection.cpp - Protocol client for one DPU server ----------------===//
+#include "client/connection.h"
+
+#include "common/log.h"
+
+#include <poll.h>
+#include <unistd.h>
+
+namespace ompdpu::client {
+
+using namespace protocol;
+using Clock = std::chrono::steady_clock;
+
+static double secondsSince(Clock::time_point T) {
+  return std::chrono::duration<double>(Clock::now() - T).count();
+}
+
+Connection::Connection(const DeviceAddress &A, const ClientConfig &C)
+    : Addr(A), Cfg(C) {
+  LastHeard = LastPing = Clock::now();
+}
+
+Status Connection::failure() const {
+  std::lock_guard<std::mutex> L(M);
+  return FailStatus;
+}
+
+Expected<std::unique_ptr<Connection>>
+Connection::open(const DeviceAddress &A, const ClientConfig &Cfg,
+                 const std::string &WantIsa) {
+  std::unique_ptr<Connection> C(new Connection(A, Cfg));
+  auto Created = transport::Worker::create();
+  if (!Created)
+    return Created.status();
+  C->W = std::move(*Created);
+  Connection *Self = C.get();
+  C->W->setHandler([Self](const uint8_t *Ctrl, size_t Len,
+                          const transport::BulkData &D, transport::Peer) {
+    return Self->onMessage(Ctrl, Len, D);
+  });
+  C->W->setPeerErrorHandler([Self](transport::Peer P, const Status &S) {
+    if (P == Self->SessionEp && !Self->SessionLost) {
+      // Give the supervisor a moment to say why (checkHealth decides).
+      Self->SessionLost = true;
+      Self->SessionLostReason = S;
+      Self->SessionLostAt = Clock::now();
+    } else if (P == Self->SupervisorEp) {
+      Self->failConnection(Status::error(
+          (Self->SessionEp ? "connection lost: " : "cannot connect: ") +
+          S.message()));
+    }
+  });
+  Status S = C->handshake(WantIsa);
+  if (!S.ok())
+    return S;
+  return C;
+}
+
+Status Connection::handshake(const std::string &WantIsa) {
+  auto Sup = W->connect({Addr.Host, Addr.Port});
+  if (!Sup)
+    return Sup.status().withContext("cannot connect");
+  SupervisorEp = *Sup;
+  Hello Hi;
+  char Host[128] = {0};
+  gethostname(Host, sizeof(Host) - 1);
+  Hi.ClientName = format("%s pid %d", Host, getpid());
+  Hi.Isa = WantIsa;
+  Ticket T;
+  {
+    std::lock_guard<std::mutex> L(M);
+    T = std::make_shared<PendingOp>();
+    T->Id = NextId++;
+    T->Type = MsgType::Hello;
+    T->Issued = Clock::now();
+    Pending[T->Id] = T;
+    LastHeard = Clock::now();
+    Header H;
+    H.Type = MsgType::Hello;
+    H.RequestId = T->Id;
+    W->send(SupervisorEp, frame(H, Hi), nullptr, 0, [this, T](const Status &S) {
+      if (!S.ok())
+        completeOp(T, S.withContext("cannot connect"));
+    });
+  }
+  // The handshake has its own (connect) timeout.
+  auto Deadline = Clock::now() + std::chrono::duration<double>(Cfg.ConnectTimeout);
+  while (!T->Done.load()) {
+    {
+      std::lock_guard<std::mutex> L(M);
+      progressLocked();
+    }
+    if (Clock::now() > Deadline) {
+      std::lock_guard<std::mutex> L(M);
+      if (!T->Done.load())
+        completeOp(T, Status::error(format("cannot connect: no answer within "
+                                           "%.1f s (OMPDPU_CONNECT_TIMEOUT)",
+                                           Cfg.ConnectTimeout)));
+      break;
+    }
+    usleep(200);
+  }
+  if (!T->Result.ok())
+    return T->Result;
+  // Info was filled by onMessage from the HelloReply.
+  auto Ses = W->connectToWorker(Info.SessionAddress);
+  if (!Ses)
+    return Ses.status().withContext("cannot reach session");
+  SessionEp = *Ses;
+  Attach At;
+  At.Token = Info.Token;
+  Ticket A = issue(MsgType::Attach, At, 0, 0, nullptr, 0, true);
+  Status S = wait(A);
+  if (!S.ok())
+    return S.withContext("cannot attach to session");
+  return Status();
+}
+
+Connection::~Connection() {
+  if (W && alive()) {
+    // Orderly goodbye, bounded in time; failures here change nothing.
+    Ticket B = issue(MsgType::Bye, Empty(), 0, 0, nullptr, 0, true);
+    auto Deadline = Clock::now() + std::chrono::seconds(1);
+    while (!B->Done.load() && Clock::now() < Deadline && alive()) {
+      std::lock_guard<std::mutex> L(M);
+      progressLocked();
+    }
+    Ticket B2 = issue(MsgType::Bye, Empty(), 0, 0, nullptr, 0, false);
+    while (!B2->Done.load() && Clock::now() < Deadline && alive()) {
+      std::lock_guard<std::mutex> L(M);
+      progressLocked();
+    }
+  }
+  if (W) {
+    std::lock_guard<std::mutex> L(M);
+    Failed = true; // ignore the errors the closes below may report
+    W->setPeerErrorHandler(nullptr);
+    W->closePeer(SessionEp);
+    W->closePeer(SupervisorEp);
+  }
+  W.reset();
+}
+
+template <typename Body>
+Ticket Connection::issue(MsgType Type, const Body &B, uint32_t Queue,
+                         uint32_t Seq, const void *Data, uint64_t Len,
+                         bool ToSession, void *RetrieveDst) {
+  auto T = std::make_shared<PendingOp>();
+  T->Type = Type;
+  T->Issued = Clock::now();
+  T->RetrieveDst = RetrieveDst;
+  std::lock_guard<std::mutex> L(M);
+  if (Failed) {
+    T->Result = FailStatus;
+    T->Done = true;
+    return T;
+  }
+  T->Id = NextId++;
+  if (Pending.empty())
+    LastHeard = Clock::now(); // silence is only measured while we wait
+  Pending[T->Id] = T;
+  Header H;
+  H.Type = Type;
+  H.RequestId = T->Id;
+  H.Queue = Queue;
+  H.Seq = Seq;
+  W->send(ToSession ? SessionEp : SupervisorEp, frame(H, B), Data, Len,
+          [this, T](const Status &S) {
+            if (!S.ok())
+              completeOp(T, S.withContext("send failed"));
+          });
+  return T;
+}
+
+Ticket Connection::alloc(uint64_t Size, int32_t Kind) {
+  Alloc A;
+  A.Size = Size;
+  A.Kind = Kind;
+  return issue(MsgType::Alloc, A, 0, 0, nullptr, 0, true);
+}
+
+Ticket Connection::free(uint64_t Ptr) {
+  Free F;
+  F.Ptr = Ptr;
+  return issue(MsgType::Free, F, 0, 0, nullptr, 0, true);
+}
+
+Ticket Connection::submit(uint64_t Dst, const void *Src, uint64_t Size,
+                          uint32_t Queue, uint32_t Seq) {
+  Transfer X;
+  X.DevicePtr = Dst;
+  X.Size = Size;
+  return issue(MsgType::Submit, X, Queue, Seq, Src, Size, true);
+}
+
+Ticket Connection::retrieve(void *Dst, uint64_t Src, uint64_t Size,
+                            uint32_t Queue, uint32_t Seq) {
+  Transfer X;
+  X.DevicePtr = Src;
+  X.Size = Size;
+  Ticket T = issue(MsgType::Retrieve, X, Queue, Seq, nullptr, 0, true, Dst);
+  T->RetrieveLen = Size;
+  return T;
+}
+
+Ticket Connection::loadImage(const void *Image, uint64_t Size) {
+  LoadImage L;
+  L.Size = Size;
+  return issue(MsgType::LoadImage, L, 0, 0, Image, Size, true);
+}
+
+Ticket Connection::run(uint64_t Entry, std::vector<uint64_t> Args,
+                       int32_t Teams, int32_t ThreadLimit, uint32_t Queue,
+                       uint32_t Seq) {
+  Run R;
+  R.Entry = Entry;
+  R.Teams = Teams;
+  R.ThreadLimit = ThreadLimit;
+  R.Args = std::move(Args);
+  return issue(MsgType::Run, R, Queue, Seq, nullptr, 0, true);
+}
+
+Ticket Connection::exchange(uint64_t Src, uint64_t Size, const ServerInfo &Dst,
+                            uint64_t DstPtr, uint32_t Queue, uint32_t Seq) {
+  ExchangeOut X;
+  X.SrcPtr = Src;
+  X.Size = Size;
+  X.DstPtr = DstPtr;
+  X.DstToken = Dst.Token;
+  X.PeerAddress = Dst.SessionAddress;
+  return issue(MsgType::ExchangeOut, X, Queue, Seq, nullptr, 0, true);
+}
+
+Ticket Connection::ping() {
+  return issue(MsgType::Ping, Empty(), 0, 0, nullptr, 0, true);
+}
+
+void Connection::completeOp(const Ticket &T, const Status &S) {
+  if (T->Done.load())
+    return;
+  Pending.erase(T->Id);
+  T->Result = S;
+  T->Done.store(true, std::memory_order_release);
+}
+
+void Connection::failConnection(const Status &S) {
+  if (Failed.exchange(true))
+    return;
+  FailStatus = S;
+  std::map<uint64_t, Ticket> All;
+  All.swap(Pending);
+  for (auto &[Id, T] : All) {
+    T->Result = S;
+    T->Done.store(true, std::memory_order_release);
+  }
+}
+
+bool Connection::onMessage(const uint8_t *Ctrl, size_t Len,
+                           const transport::BulkData &Data) {
+  LastHeard = Clock::now();
+  Header H;
+  Reader Body;
+  Status S = parseFrame(Ctrl, Len, H, Body);
+  if (!S.ok()) {
+    log(LogLevel::Warning, "device %s: dropping malformed message: %s",
+        Addr.text().c_str(), S.message().c_str());
+    return false;
+  }
+  if (H.Type == MsgType::SessionExit) {
+    SessionExit X;
+    if (decodeBody(Body, X).ok())
+      SessionExitMessage = X.Message;
+    else
+      SessionExitMessage = "session process ended";
+    failConnection(Status::error(SessionExitMessage));
+    return false;
+  }
+  auto It = Pending.find(H.RequestId);
+  if (It == Pending.end())
+    return false; // a late answer to something already failed
+  Ticket T = It->second;
+  if (H.Type == MsgType::HelloReply) {
+    HelloReply R;
+    if (!decodeBody(Body, R).ok()) {
+      completeOp(T, Status::error("malformed handshake reply"));
+    } else if (R.Code != kOk) {
+      completeOp(T, Status::error(R.Message));
+    } else {
+      Info.Isa = R.Isa;
+      Info.Cores = R.Cores;
+      Info.Memory = R.Memory;
+      Info.Hostname = R.Hostname;
+      Info.Version = R.Version;
+      Info.Token = R.Token;
+      Info.SessionAddress = R.SessionAddress;
+      completeOp(T, Status());
+    }
+    return false;
+  }
+  Reply R;
+  if (H.Type != MsgType::Reply || !decodeBody(Body, R).ok()) {
+    completeOp(T, Status::error("malformed reply"));
+    return false;
+  }
+  if (R.Code != kOk) {
+    completeOp(T, Status::error(R.Message));
+    return false;
+  }
+  T->Value = R.Value;
+  if (!Data.Length) {
+    if (T->Type == MsgType::Retrieve && T->RetrieveLen)
+      completeOp(T, Status::error("retrieve reply carries no data"));
+    else
+      completeOp(T, Status());
+    return false;
+  }
+  void *Dst = nullptr;
+  if (T->Type == MsgType::Retrieve) {
+    if (Data.Length != T->RetrieveLen) {
+      completeOp(T, Status::error(format("retrieve of %lu bytes answered with "
+                                         "%zu",
+                                         (unsigned long)T->RetrieveLen,
+                                         Data.Length)));
+      return false;
+    }
+    Dst = T->RetrieveDst;
+  } else if (T->Type == MsgType::LoadImage) {
+    T->Payload.resize(Data.Length);
+    Dst = T->Payload.data();
+  } else {
+    completeOp(T, Status::error("unexpected data in reply"));
+    return false;
+  }
+  // Land the bytes outside UCX's callback, straight into their destination.
+  transport::BulkData Copy = Data;
+  Deferred.push_back([this, T, Copy, Dst] {
+    W->receive(Copy, Dst, [this, T](const Status &S) { completeOp(T, S); });
+  });
+  return true;
+}
+
+void Connection::progressLocked() {
+  W->progress();
+  while (!Deferred.empty()) {
+    auto D = std::move(Deferred);
+    Deferred.clear();
+    for (auto &F : D)
+      F();
+    W->progress();
+  }
+  checkHealth();
+}
+
+void Connection::checkHealth() {
+  if (Failed)
+    return;
+  if (SessionLost) {
+    // Prefer the supervisor's explanation (signal, kernel) when it comes.
+    if (secondsSince(SessionLostAt) > 0.5)
+      failConnection(Status::error("connection lost: " +
+                                   SessionLostReason.message()));
+    return;
+  }
+  if (Pending.empty() || !SessionEp)
+    return;
+  double Silent = secondsSince(LastHeard);
+  if (Cfg.ResponseTimeout > 0 && Silent > Cfg.ResponseTimeout) {
+    failConnection(Status::error(
+        format("server not responding for %.1f s (OMPDPU_TIMEOUT)", Silent)));
+    return;
+  }
+  if (Cfg.KernelTimeout > 0)
+    for (auto &[Id, T] : Pending)
+      if (T->Type == MsgType::Run && secondsSince(T->Issued) > Cfg.KernelTimeout) {
+        failConnection(Status::error(format(
+            "kernel did not finish within %.1f s (OMPDPU_KERNEL_TIMEOUT)",
+            Cfg.KernelTimeout)));
+        return;
+      }
+  if (Silent > Cfg.HeartbeatInterval &&
+      secondsSince(LastPing) > Cfg.HeartbeatInterval) {
+    LastPing = Clock::now();
+    Header H;
+    H.Type = MsgType::Ping;
+    H.RequestId = 0; // answers to id 0 are ignored; any answer proves life
+    W->send(SessionEp, frame(H, Empty()), nullptr, 0, nullptr);
+  }
+}
+
+Status Connection::wait(const Ticket &T) {
+  auto SpinUntil =
+      Clock::now() + std::chrono::duration<double, std::micro>(Cfg.SpinMicros);
+  while (!T->Done.load(std::memory_order_acquire)) {
+    bool Sleep = false;
+    {
+      std::lock_guard<std::mutex> L(M);
+      progressLocked();
+      if (!T->Done.load() && Clock::now() > SpinUntil)
+        Sleep = W->arm();
+    }
+    if (Sleep) {
+      // Bounded sleep: another thread may consume our wake-up, and health
+      // checks must run even when nothing arrives.
+      pollfd P{W->eventFd(), POLLIN, 0};
+      poll(&P, 1, 5);
+    }
+  }
+  return T->Result;
+}
+
+} // namespace ompdpu::client

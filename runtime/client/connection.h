@@ -1,0 +1,130 @@
+//===- connection.h - Protocol client for one DPU server ----------*- C++ -*-===//
+//
+// The client half of the protocol: a connection to one server (supervisor
+// plus this client's session), on which any number of host threads issue
+// requests at once. Requests return a Ticket at once; wait() makes progress
+// until the reply arrives, the server is found dead (UCX reports the peer's
+// failure), or it stays silent past the response timeout (heartbeats detect
+// a frozen server). No UCX type appears here.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "common/config.h"
+#include "common/status.h"
+#include "protocol/messages.h"
+#include "transport/transport.h"
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace ompdpu::client {
+
+/// What a server said about itself in the handshake.
+struct ServerInfo {
+  std::string Isa;
+  uint32_t Cores = 0;
+  uint64_t Memory = 0;
+  std::string Hostname;
+  uint16_t Version = 0;
+  uint64_t Token = 0;
+  std::vector<uint8_t> SessionAddress;
+};
+
+/// One request in flight.
+struct PendingOp {
+  uint64_t Id = 0;
+  protocol::MsgType Type = protocol::MsgType::Ping;
+  std::atomic<bool> Done{false};
+  Status Result;
+  uint64_t Value = 0;
+  void *RetrieveDst = nullptr;  ///< where Retrieve's bytes land
+  uint64_t RetrieveLen = 0;
+  std::vector<uint8_t> Payload; ///< bulk data of a LoadImage reply
+  std::chrono::steady_clock::time_point Issued;
+};
+using Ticket = std::shared_ptr<PendingOp>;
+
+/// A connection to one ompdpu-server.
+class Connection {
+public:
+  /// Connect, handshake (refusing other ISAs when WantIsa is set) and
+  /// attach to the new session.
+  static Expected<std::unique_ptr<Connection>>
+  open(const DeviceAddress &Addr, const ClientConfig &Cfg,
+       const std::string &WantIsa = "");
+  /// Says Bye to the server when still connected.
+  ~Connection();
+
+  /// Facts from the handshake.
+  const ServerInfo &info() const { return Info; }
+  /// The address this connection was opened with.
+  const DeviceAddress &address() const { return Addr; }
+
+  Ticket alloc(uint64_t Size, int32_t Kind);
+  Ticket free(uint64_t Ptr);
+  /// Copy Size bytes from host Src to device Dst; Src must stay valid until
+  /// the ticket completes.
+  Ticket submit(uint64_t Dst, const void *Src, uint64_t Size, uint32_t Queue,
+                uint32_t Seq);
+  /// Copy Size bytes from device Src to host Dst (zero copy for large sizes).
+  Ticket retrieve(void *Dst, uint64_t Src, uint64_t Size, uint32_t Queue,
+                  uint32_t Seq);
+  /// Load a device image; the reply's Payload holds the entry table.
+  Ticket loadImage(const void *Image, uint64_t Size);
+  /// Run a kernel.
+  Ticket run(uint64_t Entry, std::vector<uint64_t> Args, int32_t Teams,
+             int32_t ThreadLimit, uint32_t Queue, uint32_t Seq);
+  /// Have this server push device bytes to another server's session.
+  Ticket exchange(uint64_t Src, uint64_t Size, const ServerInfo &Dst,
+                  uint64_t DstPtr, uint32_t Queue, uint32_t Seq);
+  /// Liveness check.
+  Ticket ping();
+
+  /// Make progress until T completes; returns its result.
+  Status wait(const Ticket &T);
+  /// False once the server is known to be gone.
+  bool alive() const { return !Failed.load(); }
+  /// Why the connection failed.
+  Status failure() const;
+
+private:
+  Connection(const DeviceAddress &A, const ClientConfig &C);
+  template <typename Body>
+  Ticket issue(protocol::MsgType Type, const Body &B, uint32_t Queue,
+               uint32_t Seq, const void *Data, uint64_t Len, bool ToSession,
+               void *RetrieveDst = nullptr);
+  bool onMessage(const uint8_t *Ctrl, size_t Len,
+                 const transport::BulkData &Data);
+  void completeOp(const Ticket &T, const Status &S);
+  void failConnection(const Status &S);
+  void checkHealth();
+  void progressLocked();
+  Status handshake(const std::string &WantIsa);
+
+  DeviceAddress Addr;
+  ClientConfig Cfg;
+  ServerInfo Info;
+  std::unique_ptr<transport::Worker> W;
+  void *SupervisorEp = nullptr;
+  void *SessionEp = nullptr;
+
+  mutable std::mutex M; // guards the worker and everything below
+  std::map<uint64_t, Ticket> Pending;
+  uint64_t NextId = 1;
+  std::atomic<bool> Failed{false};
+  Status FailStatus;
+  std::string SessionExitMessage;
+  bool SessionLost = false;
+  Status SessionLostReason;
+  std::chrono::steady_clock::time_point SessionLostAt, LastHeard, LastPing;
+  std::vector<std::function<void()>> Deferred;
+};
+
+} // namespace ompdpu::client

@@ -1,0 +1,48 @@
+//===- config.h - Client configuration from the environment -------*- C++ -*-===//
+#pragma once
+
+#include "common/status.h"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace ompdpu {
+
+/// A device address as written by the user: host and port.
+struct DeviceAddress {
+  std::string Host;
+  uint16_t Port = 0;
+  /// "host:port" (IPv6 hosts in brackets), as used in messages.
+  std::string text() const;
+};
+
+/// Everything the plugin reads from the environment (and config file).
+struct ClientConfig {
+  std::vector<DeviceAddress> Devices;
+  std::string DevicesFrom;        ///< "OMPDPU_DEVICES" or the file's path
+  double ConnectTimeout = 5.0;    ///< OMPDPU_CONNECT_TIMEOUT, seconds
+  double ResponseTimeout = 10.0;  ///< OMPDPU_TIMEOUT: silence before "dead"
+  double HeartbeatInterval = 0.5; ///< OMPDPU_HEARTBEAT: ping after this
+  double KernelTimeout = 0.0;     ///< OMPDPU_KERNEL_TIMEOUT: 0 = none
+  double SpinMicros = 50.0;       ///< OMPDPU_SPIN_US: busy-poll before sleep
+};
+
+/// Looks up an environment variable (nullptr if unset).
+using EnvLookup = std::function<const char *(const char *)>;
+
+/// Parse "host:port[,host:port...]"; whitespace around items is ignored.
+Expected<std::vector<DeviceAddress>> parseDeviceList(const std::string &S);
+
+/// Parse a config file's text: one "host:port" per line, '#' comments.
+Expected<std::vector<DeviceAddress>> parseDeviceFile(const std::string &Text);
+
+/// Parse a non-negative number of seconds for variable Name.
+Expected<double> parseSeconds(const char *Name, const std::string &Value);
+
+/// Read the configuration: OMPDPU_DEVICES, else the file named by
+/// OMPDPU_CONFIG, else $XDG_CONFIG_HOME/ompdpu/devices (or
+/// ~/.config/ompdpu/devices), else /etc/ompdpu/devices; none: no devices.
+Expected<ClientConfig> loadClientConfig(const EnvLookup &Env);
+
+} // namespace ompdpu

@@ -1,0 +1,213 @@
+//===- messages.cpp - Encoding and validation of protocol frames ---------===//
+#include "protocol/messages.h"
+
+#include "common/log.h"
+
+namespace ompdpu::protocol {
+
+const char *typeName(MsgType T) {
+  switch (T) {
+  case MsgType::Hello:
+    return "Hello";
+  case MsgType::HelloReply:
+    return "HelloReply";
+  case MsgType::Attach:
+    return "Attach";
+  case MsgType::Reply:
+    return "Reply";
+  case MsgType::Alloc:
+    return "Alloc";
+  case MsgType::Free:
+    return "Free";
+  case MsgType::Submit:
+    return "Submit";
+  case MsgType::Retrieve:
+    return "Retrieve";
+  case MsgType::LoadImage:
+    return "LoadImage";
+  case MsgType::Run:
+    return "Run";
+  case MsgType::ExchangeOut:
+    return "ExchangeOut";
+  case MsgType::PeerSubmit:
+    return "PeerSubmit";
+  case MsgType::Ping:
+    return "Ping";
+  case MsgType::Bye:
+    return "Bye";
+  case MsgType::SessionExit:
+    return "SessionExit";
+  }
+  return "Unknown";
+}
+
+Status parseFrame(const void *Data, size_t Len, Header &H, Reader &Body) {
+  if (!Data || Len < kHeaderSize)
+    return Status::error(format("truncated frame: %zu bytes, header needs %zu",
+                                Len, kHeaderSize));
+  Reader R(static_cast<const uint8_t *>(Data), Len);
+  uint16_t Type = 0;
+  R.get(H.Magic);
+  R.get(H.Version);
+  R.get(Type);
+  R.get(H.RequestId);
+  R.get(H.Queue);
+  R.get(H.Seq);
+  R.get(H.BodyLen);
+  R.get(H.Flags);
+  if (H.Magic != kMagic)
+    return Status::error(format("bad magic 0x%08x", H.Magic));
+  if (H.Version != kVersion && static_cast<MsgType>(Type) != MsgType::Hello &&
+      static_cast<MsgType>(Type) != MsgType::HelloReply)
+    return Status::error(format("protocol version %u, expected %u", H.Version,
+                                kVersion));
+  if (Type < static_cast<uint16_t>(MsgType::Hello) ||
+      Type > static_cast<uint16_t>(MsgType::Last))
+    return Status::error(format("unknown message type %u", Type));
+  H.Type = static_cast<MsgType>(Type);
+  if (H.BodyLen > kMaxBody || H.BodyLen != Len - kHeaderSize)
+    return Status::error(format("body length %u does not match frame (%zu)",
+                                H.BodyLen, Len - kHeaderSize));
+  Body = Reader(static_cast<const uint8_t *>(Data) + kHeaderSize, H.BodyLen);
+  return Status();
+}
+
+void Hello::encode(Writer &W) const {
+  W.put(MinVersion);
+  W.put(MaxVersion);
+  W.putString(ClientName);
+  W.putString(Isa);
+}
+bool Hello::decode(Reader &R) {
+  return R.get(MinVersion) && R.get(MaxVersion) &&
+         R.getString(ClientName, 256) && R.getString(Isa, 64);
+}
+
+void HelloReply::encode(Writer &W) const {
+  W.put(Code);
+  W.put(Version);
+  W.putString(Message);
+  W.putString(Isa);
+  W.put(Cores);
+  W.put(Memory);
+  W.put(Token);
+  W.putBytes(SessionAddress.data(), SessionAddress.size());
+  W.putString(Hostname);
+}
+bool HelloReply::decode(Reader &R) {
+  return R.get(Code) && R.get(Version) && R.getString(Message, 4096) &&
+         R.getString(Isa, 64) && R.get(Cores) && R.get(Memory) &&
+         R.get(Token) && R.getBytes(SessionAddress, 64 * 1024) &&
+         R.getString(Hostname, 256);
+}
+
+void Attach::encode(Writer &W) const { W.put(Token); }
+bool Attach::decode(Reader &R) { return R.get(Token); }
+
+void Reply::encode(Writer &W) const {
+  W.put(Code);
+  W.put(Value);
+  W.putString(Message);
+}
+bool Reply::decode(Reader &R) {
+  return R.get(Code) && R.get(Value) && R.getString(Message, 64 * 1024);
+}
+
+void Alloc::encode(Writer &W) const {
+  W.put(Size);
+  W.put(Kind);
+}
+bool Alloc::decode(Reader &R) { return R.get(Size) && R.get(Kind); }
+
+void Free::encode(Writer &W) const { W.put(Ptr); }
+bool Free::decode(Reader &R) { return R.get(Ptr); }
+
+void Transfer::encode(Writer &W) const {
+  W.put(DevicePtr);
+  W.put(Size);
+}
+bool Transfer::decode(Reader &R) { return R.get(DevicePtr) && R.get(Size); }
+
+void LoadImage::encode(Writer &W) const { W.put(Size); }
+bool LoadImage::decode(Reader &R) { return R.get(Size); }
+
+void Run::encode(Writer &W) const {
+  W.put(Entry);
+  W.put(Teams);
+  W.put(ThreadLimit);
+  W.put(static_cast<uint32_t>(Args.size()));
+  for (uint64_t A : Args)
+    W.put(A);
+}
+bool Run::decode(Reader &R) {
+  uint32_t N = 0;
+  if (!(R.get(Entry) && R.get(Teams) && R.get(ThreadLimit) && R.get(N)))
+    return false;
+  // Each argument takes 8 bytes: refuse counts the body cannot hold before
+  // reserving memory for them.
+  if (N > R.remaining() / 8)
+    return false;
+  Args.resize(N);
+  for (uint64_t &A : Args)
+    R.get(A);
+  return R.ok();
+}
+
+void ExchangeOut::encode(Writer &W) const {
+  W.put(SrcPtr);
+  W.put(Size);
+  W.put(DstPtr);
+  W.put(DstToken);
+  W.putBytes(PeerAddress.data(), PeerAddress.size());
+}
+bool ExchangeOut::decode(Reader &R) {
+  return R.get(SrcPtr) && R.get(Size) && R.get(DstPtr) && R.get(DstToken) &&
+         R.getBytes(PeerAddress, 64 * 1024);
+}
+
+void PeerSubmit::encode(Writer &W) const {
+  W.put(Token);
+  W.put(DstPtr);
+  W.put(Size);
+}
+bool PeerSubmit::decode(Reader &R) {
+  return R.get(Token) && R.get(DstPtr) && R.get(Size);
+}
+
+void SessionExit::encode(Writer &W) const {
+  W.put(Signal);
+  W.put(ExitCode);
+  W.putString(Message);
+}
+bool SessionExit::decode(Reader &R) {
+  return R.get(Signal) && R.get(ExitCode) && R.getString(Message, 4096);
+}
+
+std::vector<uint8_t> encodeEntries(const std::vector<EntryInfo> &Entries) {
+  Writer W;
+  W.put(static_cast<uint32_t>(Entries.size()));
+  for (const EntryInfo &E : Entries) {
+    W.put(E.Addr);
+    W.put(E.Size);
+    W.put(E.Flags);
+    W.putString(E.Name);
+  }
+  return std::move(W.bytes());
+}
+
+Status decodeEntries(const uint8_t *P, size_t N, std::vector<EntryInfo> &Out) {
+  Reader R(P, N);
+  uint32_t Count = 0;
+  if (!R.get(Count) || Count > R.remaining() / 24)
+    return Status::error("malformed entry table");
+  Out.resize(Count);
+  for (EntryInfo &E : Out)
+    if (!(R.get(E.Addr) && R.get(E.Size) && R.get(E.Flags) &&
+          R.getString(E.Name, 4096)))
+      return Status::error("malformed entry table");
+  if (!R.finishedCleanly())
+    return Status::error("trailing bytes after entry table");
+  return Status();
+}
+
+} // namespace ompdpu::protocol

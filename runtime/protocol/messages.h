@@ -1,0 +1,229 @@
+//===- messages.h - The ompdpu wire protocol ---------------------*- C++ -*-===//
+//
+// Every message is defined once here and used by both the plugin and the
+// server. A message is a frame (a fixed header and a typed body) sent as the
+// header of a UCX active message; bulk bytes (mapped data, images) travel as
+// the active message's data, so that the receiver can land them directly in
+// the destination buffer. See PROTOCOL.md beside this file.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "common/status.h"
+#include "protocol/wire.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ompdpu::protocol {
+
+/// "ODPU" in little-endian byte order.
+constexpr uint32_t kMagic = 0x5550444f;
+/// The protocol version this build speaks.
+constexpr uint16_t kVersion = 1;
+/// The active-message id used for every frame.
+constexpr unsigned kAmId = 7;
+/// Size of the encoded frame header.
+constexpr size_t kHeaderSize = 32;
+/// Largest body accepted (bulk data travels outside the frame).
+constexpr size_t kMaxBody = 1 << 20;
+
+/// The kind of a frame.
+enum class MsgType : uint16_t {
+  Hello = 1,     ///< client -> supervisor: protocol range, client name
+  HelloReply,    ///< supervisor -> client: device facts and session address
+  Attach,        ///< client -> session: proves the client owns the session
+  Reply,         ///< any answer: status, a value, optional bulk data
+  Alloc,         ///< allocate device memory
+  Free,          ///< free device memory
+  Submit,        ///< host -> device copy; the bytes are the bulk data
+  Retrieve,      ///< device -> host copy; the reply carries the bytes
+  LoadImage,     ///< load a device image; the image is the bulk data
+  Run,           ///< run a kernel with pointer-sized arguments
+  ExchangeOut,   ///< ask a session to push device bytes to a peer session
+  PeerSubmit,    ///< session -> session copy into the peer's memory
+  Ping,          ///< liveness check; answered with an empty Reply
+  Bye,           ///< orderly disconnect
+  SessionExit,   ///< supervisor -> client: the session process ended
+  Last = SessionExit
+};
+
+/// Printable name of a message type ("Submit").
+const char *typeName(MsgType T);
+
+/// The fixed frame header. RequestId pairs a Reply with its request; Queue
+/// and Seq order the operations of one asynchronous queue (Queue 0: none).
+struct Header {
+  uint32_t Magic = kMagic;
+  uint16_t Version = kVersion;
+  MsgType Type = MsgType::Ping;
+  uint64_t RequestId = 0;
+  uint32_t Queue = 0;
+  uint32_t Seq = 0;
+  uint32_t BodyLen = 0;
+  uint32_t Flags = 0;
+};
+
+/// Status codes carried in replies.
+enum ReplyCode : int32_t {
+  kOk = 0,
+  kErrInvalid = 1,      ///< malformed or out-of-range request
+  kErrNoMemory = 2,     ///< device memory limit reached
+  kErrLoad = 3,         ///< image could not be loaded
+  kErrNotFound = 4,     ///< unknown pointer, kernel or token
+  kErrVersion = 5,      ///< protocol version mismatch
+  kErrInternal = 6,     ///< server-side failure
+  kErrPeer = 7,         ///< a peer session could not be reached
+  kErrIsa = 8,          ///< the client wants another ISA
+};
+
+struct Hello {
+  uint16_t MinVersion = kVersion;
+  uint16_t MaxVersion = kVersion;
+  std::string ClientName;
+  std::string Isa; ///< ISA the client wants; empty: any (no session if not)
+  void encode(Writer &W) const;
+  bool decode(Reader &R);
+};
+
+struct HelloReply {
+  int32_t Code = kOk;
+  uint16_t Version = kVersion;
+  std::string Message;
+  std::string Isa;   ///< "x86_64" or "aarch64"
+  uint32_t Cores = 0;
+  uint64_t Memory = 0; ///< bytes the session may allocate
+  uint64_t Token = 0;  ///< secret that attaches the client to its session
+  std::vector<uint8_t> SessionAddress; ///< packed UCX worker address
+  std::string Hostname;
+  void encode(Writer &W) const;
+  bool decode(Reader &R);
+};
+
+struct Attach {
+  uint64_t Token = 0;
+  void encode(Writer &W) const;
+  bool decode(Reader &R);
+};
+
+struct Reply {
+  int32_t Code = kOk;
+  uint64_t Value = 0;
+  std::string Message;
+  void encode(Writer &W) const;
+  bool decode(Reader &R);
+};
+
+struct Alloc {
+  uint64_t Size = 0;
+  int32_t Kind = 0;
+  void encode(Writer &W) const;
+  bool decode(Reader &R);
+};
+
+struct Free {
+  uint64_t Ptr = 0;
+  void encode(Writer &W) const;
+  bool decode(Reader &R);
+};
+
+/// Submit (bytes in the bulk data) and Retrieve (bytes in the reply).
+struct Transfer {
+  uint64_t DevicePtr = 0;
+  uint64_t Size = 0;
+  void encode(Writer &W) const;
+  bool decode(Reader &R);
+};
+
+struct LoadImage {
+  uint64_t Size = 0;
+  void encode(Writer &W) const;
+  bool decode(Reader &R);
+};
+
+/// One offload entry of a loaded image, as reported back to the plugin.
+struct EntryInfo {
+  uint64_t Addr = 0;
+  uint64_t Size = 0;
+  int32_t Flags = 0;
+  std::string Name;
+};
+
+/// The entry table carried as bulk data in the reply to LoadImage.
+std::vector<uint8_t> encodeEntries(const std::vector<EntryInfo> &Entries);
+Status decodeEntries(const uint8_t *P, size_t N, std::vector<EntryInfo> &Out);
+
+struct Run {
+  uint64_t Entry = 0;
+  int32_t Teams = 0;
+  int32_t ThreadLimit = 0;
+  std::vector<uint64_t> Args; ///< already offset: arg i = Args[i]+Offsets[i]
+  void encode(Writer &W) const;
+  bool decode(Reader &R);
+};
+
+struct ExchangeOut {
+  uint64_t SrcPtr = 0;
+  uint64_t Size = 0;
+  uint64_t DstPtr = 0;
+  uint64_t DstToken = 0;
+  std::vector<uint8_t> PeerAddress;
+  void encode(Writer &W) const;
+  bool decode(Reader &R);
+};
+
+struct PeerSubmit {
+  uint64_t Token = 0;
+  uint64_t DstPtr = 0;
+  uint64_t Size = 0;
+  void encode(Writer &W) const;
+  bool decode(Reader &R);
+};
+
+/// Bodies with no fields.
+struct Empty {
+  void encode(Writer &) const {}
+  bool decode(Reader &) { return true; }
+};
+
+struct SessionExit {
+  int32_t Signal = 0;
+  int32_t ExitCode = 0;
+  std::string Message;
+  void encode(Writer &W) const;
+  bool decode(Reader &R);
+};
+
+/// Build a frame: the header (with BodyLen filled in) followed by the body.
+template <typename Body>
+std::vector<uint8_t> frame(Header H, const Body &B) {
+  Writer BodyW;
+  B.encode(BodyW);
+  H.BodyLen = static_cast<uint32_t>(BodyW.bytes().size());
+  Writer W;
+  W.put(H.Magic);
+  W.put(H.Version);
+  W.put(static_cast<uint16_t>(H.Type));
+  W.put(H.RequestId);
+  W.put(H.Queue);
+  W.put(H.Seq);
+  W.put(H.BodyLen);
+  W.put(H.Flags);
+  auto &Out = W.bytes();
+  Out.insert(Out.end(), BodyW.bytes().begin(), BodyW.bytes().end());
+  return std::move(Out);
+}
+
+/// Validate a received frame's header (magic, version, type, lengths) and
+/// position Body on its body. Nothing in the frame is trusted before this.
+Status parseFrame(const void *Data, size_t Len, Header &H, Reader &Body);
+
+/// Decode a body of the expected type; rejects short and over-long bodies.
+template <typename BodyT> Status decodeBody(Reader &R, BodyT &B) {
+  if (!B.decode(R) || !R.finishedCleanly())
+    return Status::error("malformed message body");
+  return Status();
+}
+
+} // namespace ompdpu::protocol

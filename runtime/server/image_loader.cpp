@@ -1,0 +1,109 @@
+//===- image_loader.cpp - Load device images from memory ------------------===//
+#include "server/image_loader.h"
+
+#include "common/elf_image.h"
+#include "common/log.h"
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <dlfcn.h>
+#include <link.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+namespace ompdpu::server {
+
+uint16_t nativeMachine() {
+#if defined(__x86_64__)
+  return kMachineX86_64;
+#elif defined(__aarch64__)
+  return kMachineAArch64;
+#else
+#error "ompdpu-server supports x86_64 (emulated DPU) and aarch64 (BlueField)"
+#endif
+}
+
+namespace {
+/// Layout of libomptarget's __tgt_offload_entry on LP64 targets.
+struct OffloadEntry {
+  void *Addr;
+  const char *Name;
+  size_t Size;
+  int32_t Flags;
+  int32_t Reserved;
+};
+static_assert(sizeof(OffloadEntry) == kOffloadEntrySize, "entry layout");
+
+bool writeAll(int Fd, const uint8_t *P, size_t N) {
+  while (N) {
+    ssize_t W = ::write(Fd, P, N);
+    if (W < 0 && errno == EINTR)
+      continue;
+    if (W <= 0)
+      return false;
+    P += W;
+    N -= W;
+  }
+  return true;
+}
+} // namespace
+
+LoadedImage::~LoadedImage() {
+  // Images stay mapped until the session ends: kernels, globals and pointers
+  // into them may still be in use by in-flight work.
+  if (Fd >= 0)
+    ::close(Fd);
+}
+
+Expected<std::unique_ptr<LoadedImage>> LoadedImage::load(const uint8_t *Image,
+                                                         size_t Size) {
+  auto Machine = elfMachine(Image, Size);
+  if (!Machine)
+    return Machine.status();
+  if (*Machine != nativeMachine())
+    return Status::error(format("image is for %s (e_machine %u), this server "
+                                "runs %s",
+                                isaName(*Machine), *Machine,
+                                isaName(nativeMachine())));
+  auto Section = findEntrySection(Image, Size);
+  if (!Section)
+    return Section.status();
+
+  std::unique_ptr<LoadedImage> L(new LoadedImage());
+  static std::atomic<int> Counter{0};
+  std::string Name = format("ompdpu-image-%d", Counter++);
+  L->Fd = memfd_create(Name.c_str(), MFD_CLOEXEC);
+  if (L->Fd < 0)
+    return Status::error(format("memfd_create: %s", std::strerror(errno)));
+  if (!writeAll(L->Fd, Image, Size))
+    return Status::error(format("writing image to memfd: %s",
+                                std::strerror(errno)));
+  std::string Path = format("/proc/self/fd/%d", L->Fd);
+  dlerror();
+  L->Handle = dlopen(Path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!L->Handle) {
+    const char *E = dlerror();
+    return Status::error(format("dlopen: %s", E ? E : "unknown error"));
+  }
+  link_map *Map = nullptr;
+  if (dlinfo(L->Handle, RTLD_DI_LINKMAP, &Map) != 0 || !Map)
+    return Status::error("dlinfo cannot find the image's link map");
+
+  auto *Begin = reinterpret_cast<const OffloadEntry *>(Map->l_addr +
+                                                       Section->Addr);
+  size_t Count = Section->Size / sizeof(OffloadEntry);
+  for (size_t K = 0; K < Count; ++K) {
+    const OffloadEntry &E = Begin[K];
+    protocol::EntryInfo Info;
+    Info.Addr = reinterpret_cast<uint64_t>(E.Addr);
+    Info.Size = E.Size;
+    Info.Flags = E.Flags;
+    if (E.Name)
+      Info.Name.assign(E.Name, strnlen(E.Name, 4096));
+    L->Entries.push_back(std::move(Info));
+  }
+  return L;
+}
+
+} // namespace ompdpu::server

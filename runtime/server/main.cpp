@@ -1,0 +1,66 @@
+//===- main.cpp - ompdpu-server: the DPU side of ompdpu -------------------===//
+//
+// Without --session this is the supervisor: it listens for clients and
+// starts one session process (this same program, with --session) for each.
+//
+//===----------------------------------------------------------------------===//
+#include "common/log.h"
+#include "server/options.h"
+#include "server/session.h"
+#include "server/supervisor.h"
+
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+#include <sys/prctl.h>
+#include <csignal>
+#include <unistd.h>
+
+using namespace ompdpu;
+using namespace ompdpu::server;
+
+static uint64_t takeEnvNumber(const char *Name) {
+  const char *V = std::getenv(Name);
+  uint64_t N = V ? std::strtoull(V, nullptr, 10) : 0;
+  unsetenv(Name); // kernels have no business seeing the session's secrets
+  return N;
+}
+
+int main(int Argc, char **Argv) {
+  setLogPrefix("ompdpu-server");
+  for (int K = 1; K < Argc; ++K)
+    if (!std::strcmp(Argv[K], "--help") || !std::strcmp(Argv[K], "-h")) {
+      std::fputs(serverUsage(), stdout);
+      return 0;
+    }
+  auto Opts = parseServerOptions(Argc, Argv);
+  if (!Opts) {
+    log(LogLevel::Error, "%s", Opts.status().message().c_str());
+    std::fputs(serverUsage(), stderr);
+    return 2;
+  }
+  if (Opts->Session) {
+    // A session must not outlive its supervisor.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() == 1)
+      return 1;
+    SessionOptions S;
+    S.ControlFd = Opts->ControlFd;
+    S.Token = takeEnvNumber("OMPDPU_SESSION_TOKEN");
+    S.MemoryLimit = takeEnvNumber("OMPDPU_SESSION_MEMORY");
+    S.Cores = static_cast<unsigned>(takeEnvNumber("OMPDPU_SESSION_CORES"));
+    S.SpinMicros = Opts->SpinMicros;
+    if (S.Cores && !std::getenv("OMP_NUM_THREADS"))
+      setenv("OMP_NUM_THREADS", std::to_string(S.Cores).c_str(), 1);
+    setLogPrefix("ompdpu-server[session]");
+    return runSession(S);
+  }
+  char Self[PATH_MAX];
+  ssize_t N = readlink("/proc/self/exe", Self, sizeof(Self) - 1);
+  if (N <= 0) {
+    log(LogLevel::Error, "cannot find my own executable");
+    return 1;
+  }
+  Self[N] = 0;
+  return runSupervisor(*Opts, Self);
+}

@@ -1,0 +1,34 @@
+//===- options.h - ompdpu-server command line ---------------------*- C++ -*-===//
+#pragma once
+
+#include "common/status.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ompdpu::server {
+
+/// Parsed command line of ompdpu-server.
+struct ServerOptions {
+  std::string Listen = "0.0.0.0:18515"; ///< --listen ADDR:PORT
+  std::vector<int> Cores;               ///< --cores LIST (empty: all)
+  uint64_t Memory = 0;                  ///< --memory BYTES (0: 90% of RAM)
+  int ReadyFd = -1;                     ///< --ready-fd N: write port there
+  bool Verbose = false;                 ///< --verbose
+  double SpinMicros = 20;               ///< --spin-us N
+  // Internal: run as a session process (started by the supervisor).
+  bool Session = false;
+  int ControlFd = -1;
+};
+
+/// Parse "0-3,6" into {0,1,2,3,6}.
+Expected<std::vector<int>> parseCoreList(const std::string &S);
+/// Parse "512M", "8G", "1048576" into bytes.
+Expected<uint64_t> parseByteSize(const std::string &S);
+/// Parse argv; on error the Status explains which option is wrong.
+Expected<ServerOptions> parseServerOptions(int Argc, char **Argv);
+/// The --help text.
+const char *serverUsage();
+
+} // namespace ompdpu::server

@@ -1,0 +1,565 @@
+//===- session.cpp - One client's private server process ------------------===//
+#include "server/session.h"
+
+#include "common/alloc_table.h"
+#include "common/log.h"
+#include "protocol/messages.h"
+#include "server/crash_report.h"
+#include "server/executor.h"
+#include "server/image_loader.h"
+#include "transport/transport.h"
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <set>
+#include <sys/mman.h>
+#include <unistd.h>
+
+namespace ompdpu::server {
+
+using namespace protocol;
+using transport::BulkData;
+using transport::Peer;
+
+namespace {
+
+/// Allocations at least this big come straight from mmap, so that freeing
+/// them returns the memory to the system at once.
+constexpr uint64_t kMmapThreshold = 1 << 20;
+/// Largest device image accepted.
+constexpr uint64_t kMaxImageSize = 1ull << 30;
+
+/// A request taken off the wire, waiting for its turn.
+struct Request {
+  Header H;
+  Peer From = nullptr;
+  std::vector<uint8_t> Body;
+  BulkData Data;
+};
+
+/// Operations of one client queue start in sequence order, one at a time.
+struct QueueState {
+  uint32_t NextSeq = 0;
+  bool Busy = false;
+  std::map<uint32_t, Request> Waiting;
+};
+
+class Session {
+public:
+  explicit Session(const SessionOptions &O) : Opts(O), Exec(16) {}
+  int run();
+
+private:
+  // Message intake.
+  bool onMessage(const uint8_t *Ctrl, size_t Len, const BulkData &Data,
+                 Peer From);
+  void dispatch(Request R);
+  void pump(uint32_t Queue);
+  void start(Request R);
+  // Finishing a request: send its reply, then let its queue move on.
+  void complete(const Request &R, Reply Rep, const void *Data = nullptr,
+                size_t Len = 0, std::shared_ptr<void> KeepAlive = nullptr);
+  void fail(const Request &R, int32_t Code, const std::string &Msg) {
+    Reply Rep;
+    Rep.Code = Code;
+    Rep.Message = Msg;
+    if (Data(R))
+      W->release(R.Data);
+    complete(R, std::move(Rep));
+  }
+  static bool Data(const Request &R) { return R.Data.Length != 0; }
+  // Operations.
+  void doAlloc(const Request &R);
+  void doFree(const Request &R);
+  void doSubmit(const Request &R, bool FromPeer);
+  void doRetrieve(const Request &R);
+  void doLoad(const Request &R);
+  void doRun(const Request &R);
+  void doExchange(const Request &R);
+  void onPeerReply(const Header &H, Reader &Body);
+  void onPeerError(Peer P, const Status &S);
+  void runOnLoop(std::function<void()> F);
+
+  SessionOptions Opts;
+  std::unique_ptr<transport::Worker> W;
+  Executor Exec;
+  AllocTable Table;
+  std::vector<std::unique_ptr<LoadedImage>> Images;
+  std::map<uint64_t, std::string> Kernels; // entry address -> name
+  std::map<uint32_t, QueueState> Queues;
+  std::deque<Request> Incoming;
+  Peer Client = nullptr;
+  bool Stop = false;
+  // Session-to-session copies in flight, and endpoints to peer sessions.
+  uint64_t NextPeerRequest = 1;
+  std::map<uint64_t, std::pair<Peer, std::function<void(const Reply &)>>>
+      PeerPending;
+  std::map<std::vector<uint8_t>, Peer> PeerEndpoints;
+  // Work finished on executor threads, to be completed on the loop thread.
+  std::mutex DoneM;
+  std::vector<std::function<void()>> DoneQueue;
+};
+
+void Session::runOnLoop(std::function<void()> F) {
+  {
+    std::lock_guard<std::mutex> L(DoneM);
+    DoneQueue.push_back(std::move(F));
+  }
+  W->signal();
+}
+
+bool Session::onMessage(const uint8_t *Ctrl, size_t Len, const BulkData &Data,
+                        Peer From) {
+  Request R;
+  Reader Body;
+  Status S = parseFrame(Ctrl, Len, R.H, Body);
+  if (!S.ok()) {
+    log(LogLevel::Warning, "dropping malformed message: %s",
+        S.message().c_str());
+    if (R.H.Magic == kMagic && From && Len >= kHeaderSize) {
+      Request Bad;
+      Bad.H = R.H;
+      Bad.H.Queue = 0;
+      Bad.From = From;
+      Reply Rep;
+      Rep.Code = kErrInvalid;
+      Rep.Message = "malformed message: " + S.message();
+      complete(Bad, Rep);
+    }
+    return false;
+  }
+  if (R.H.Type == MsgType::Reply) {
+    onPeerReply(R.H, Body);
+    return false;
+  }
+  R.From = From;
+  R.Body.assign(Ctrl + kHeaderSize, Ctrl + Len);
+  R.Data = Data;
+  // Requests are started from the loop, outside UCX's callback.
+  Incoming.push_back(std::move(R));
+  return Data.Length != 0;
+}
+
+void Session::dispatch(Request R) {
+  bool Trusted = R.From && R.From == Client;
+  switch (R.H.Type) {
+  case MsgType::Attach: {
+    Attach A;
+    Reader Rd(R.Body.data(), R.Body.size());
+    if (!decodeBody(Rd, A).ok() || A.Token != Opts.Token) {
+      R.H.Queue = 0;
+      return fail(R, kErrNotFound, "wrong session token");
+    }
+    Client = R.From;
+    R.H.Queue = 0;
+    return complete(R, Reply());
+  }
+  case MsgType::Ping:
+    R.H.Queue = 0;
+    return complete(R, Reply());
+  case MsgType::PeerSubmit:
+    R.H.Queue = 0;
+    return doSubmit(R, /*FromPeer=*/true);
+  case MsgType::Bye:
+    if (Trusted)
+      Stop = true;
+    R.H.Queue = 0;
+    return complete(R, Reply());
+  default:
+    break;
+  }
+  if (!Trusted) {
+    R.H.Queue = 0;
+    return fail(R, kErrInvalid, "peer has not attached to this session");
+  }
+  if (R.H.Queue == 0)
+    return start(std::move(R));
+  QueueState &Q = Queues[R.H.Queue];
+  if (R.H.Seq < Q.NextSeq || Q.Waiting.count(R.H.Seq)) {
+    uint32_t Queue = R.H.Queue;
+    R.H.Queue = 0;
+    return fail(R, kErrInvalid,
+                format("duplicate sequence number %u on queue %u", R.H.Seq,
+                       Queue));
+  }
+  uint32_t Queue = R.H.Queue;
+  Q.Waiting.emplace(R.H.Seq, std::move(R));
+  pump(Queue);
+}
+
+void Session::pump(uint32_t Queue) {
+  QueueState &Q = Queues[Queue];
+  if (Q.Busy)
+    return;
+  auto It = Q.Waiting.find(Q.NextSeq);
+  if (It == Q.Waiting.end())
+    return;
+  Request R = std::move(It->second);
+  Q.Waiting.erase(It);
+  Q.Busy = true;
+  start(std::move(R));
+}
+
+void Session::complete(const Request &R, Reply Rep, const void *Data,
+                       size_t Len, std::shared_ptr<void> KeepAlive) {
+  Header H;
+  H.Type = MsgType::Reply;
+  H.RequestId = R.H.RequestId;
+  H.Queue = R.H.Queue;
+  H.Seq = R.H.Seq;
+  uint32_t Queue = R.H.Queue;
+  auto AfterSend = [this, Queue, KeepAlive](const Status &S) {
+    if (!S.ok())
+      OMPDPU_DEBUG_LOG("reply not delivered: %s", S.message().c_str());
+    if (Queue == 0)
+      return;
+    QueueState &Q = Queues[Queue];
+    Q.Busy = false;
+    ++Q.NextSeq;
+    pump(Queue);
+  };
+  if (!R.From) {
+    AfterSend(Status());
+    return;
+  }
+  W->send(R.From, frame(H, Rep), Data, Len, AfterSend);
+}
+
+void Session::start(Request R) {
+  switch (R.H.Type) {
+  case MsgType::Alloc:
+    return doAlloc(R);
+  case MsgType::Free:
+    return doFree(R);
+  case MsgType::Submit:
+    return doSubmit(R, false);
+  case MsgType::Retrieve:
+    return doRetrieve(R);
+  case MsgType::LoadImage:
+    return doLoad(R);
+  case MsgType::Run:
+    return doRun(R);
+  case MsgType::ExchangeOut:
+    return doExchange(R);
+  default:
+    return fail(R, kErrInvalid,
+                format("unexpected %s request", typeName(R.H.Type)));
+  }
+}
+
+void Session::doAlloc(const Request &R) {
+  Alloc A;
+  Reader Rd(R.Body.data(), R.Body.size());
+  if (!decodeBody(Rd, A).ok())
+    return fail(R, kErrInvalid, "malformed Alloc");
+  uint64_t Size = A.Size ? A.Size : 1;
+  if (Size > Opts.MemoryLimit || Table.heapBytes() + Size > Opts.MemoryLimit)
+    return fail(R, kErrNoMemory,
+                format("out of device memory: %lu bytes requested, %lu of "
+                       "%lu in use",
+                       (unsigned long)Size, (unsigned long)Table.heapBytes(),
+                       (unsigned long)Opts.MemoryLimit));
+  void *P = nullptr;
+  if (Size >= kMmapThreshold) {
+    P = mmap(nullptr, Size, PROT_READ | PROT_WRITE,
+             MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (P == MAP_FAILED)
+      P = nullptr;
+  } else if (posix_memalign(&P, 64, Size) != 0) {
+    P = nullptr;
+  }
+  if (!P)
+    return fail(R, kErrNoMemory,
+                format("cannot allocate %lu bytes", (unsigned long)Size));
+  Table.insert(reinterpret_cast<uint64_t>(P), Size);
+  Reply Rep;
+  Rep.Value = reinterpret_cast<uint64_t>(P);
+  complete(R, Rep);
+}
+
+void Session::doFree(const Request &R) {
+  Free F;
+  Reader Rd(R.Body.data(), R.Body.size());
+  if (!decodeBody(Rd, F).ok())
+    return fail(R, kErrInvalid, "malformed Free");
+  auto Size = Table.erase(F.Ptr);
+  if (!Size)
+    return fail(R, kErrNotFound, "cannot free: " + Size.status().message());
+  void *P = reinterpret_cast<void *>(F.Ptr);
+  if (*Size >= kMmapThreshold)
+    munmap(P, *Size);
+  else
+    std::free(P);
+  complete(R, Reply());
+}
+
+void Session::doSubmit(const Request &R, bool FromPeer) {
+  uint64_t Dst = 0, Size = 0;
+  Reader Rd(R.Body.data(), R.Body.size());
+  if (FromPeer) {
+    PeerSubmit P;
+    if (!decodeBody(Rd, P).ok())
+      return fail(R, kErrInvalid, "malformed PeerSubmit");
+    if (P.Token != Opts.Token)
+      return fail(R, kErrNotFound, "wrong session token in PeerSubmit");
+    Dst = P.DstPtr;
+    Size = P.Size;
+  } else {
+    Transfer T;
+    if (!decodeBody(Rd, T).ok())
+      return fail(R, kErrInvalid, "malformed Submit");
+    Dst = T.DevicePtr;
+    Size = T.Size;
+  }
+  if (R.Data.Length != Size)
+    return fail(R, kErrInvalid,
+                format("submit of %lu bytes carries %zu bytes of data",
+                       (unsigned long)Size, R.Data.Length));
+  if (Status S = Table.check(Dst, Size); !S.ok())
+    return fail(R, kErrInvalid, "submit rejected: " + S.message());
+  if (Size == 0)
+    return complete(R, Reply());
+  Request Copy = R;
+  W->receive(R.Data, reinterpret_cast<void *>(Dst),
+             [this, Copy](const Status &S) {
+               Reply Rep;
+               if (!S.ok()) {
+                 Rep.Code = kErrInternal;
+                 Rep.Message = S.message();
+               }
+               complete(Copy, Rep);
+             });
+}
+
+void Session::doRetrieve(const Request &R) {
+  Transfer T;
+  Reader Rd(R.Body.data(), R.Body.size());
+  if (!decodeBody(Rd, T).ok())
+    return fail(R, kErrInvalid, "malformed Retrieve");
+  if (Status S = Table.check(T.DevicePtr, T.Size); !S.ok())
+    return fail(R, kErrInvalid, "retrieve rejected: " + S.message());
+  Reply Rep;
+  Rep.Value = T.Size;
+  // The bytes leave straight from device memory (zero copy); the queue moves
+  // on only when UCX is done reading them.
+  complete(R, Rep, reinterpret_cast<const void *>(T.DevicePtr), T.Size);
+}
+
+void Session::doLoad(const Request &R) {
+  LoadImage L;
+  Reader Rd(R.Body.data(), R.Body.size());
+  if (!decodeBody(Rd, L).ok())
+    return fail(R, kErrInvalid, "malformed LoadImage");
+  if (L.Size != R.Data.Length || L.Size == 0 || L.Size > kMaxImageSize)
+    return fail(R, kErrLoad,
+                format("image size %lu does not match its data (%zu bytes)",
+                       (unsigned long)L.Size, R.Data.Length));
+  auto Buf = std::make_shared<std::vector<uint8_t>>(L.Size);
+  Request Copy = R;
+  W->receive(R.Data, Buf->data(), [this, Copy, Buf](const Status &S) {
+    if (!S.ok())
+      return fail(Copy, kErrLoad, "image transfer failed: " + S.message());
+    auto Img = LoadedImage::load(Buf->data(), Buf->size());
+    if (!Img)
+      return fail(Copy, kErrLoad, Img.status().message());
+    for (const EntryInfo &E : (*Img)->entries()) {
+      if (E.Size == 0)
+        Kernels[E.Addr] = E.Name;
+      else
+        Table.insert(E.Addr, E.Size, AllocTable::Origin::ImageGlobal);
+    }
+    auto Encoded =
+        std::make_shared<std::vector<uint8_t>>(encodeEntries((*Img)->entries()));
+    Reply Rep;
+    Rep.Value = (*Img)->entries().size();
+    OMPDPU_DEBUG_LOG("loaded image of %zu bytes with %zu entries", Buf->size(),
+                     (*Img)->entries().size());
+    Images.push_back(std::move(*Img));
+    complete(Copy, Rep, Encoded->data(), Encoded->size(), Encoded);
+  });
+}
+
+void Session::doRun(const Request &R) {
+  auto Msg = std::make_shared<Run>();
+  Reader Rd(R.Body.data(), R.Body.size());
+  if (!decodeBody(Rd, *Msg).ok())
+    return fail(R, kErrInvalid, "malformed Run");
+  auto K = Kernels.find(Msg->Entry);
+  if (K == Kernels.end())
+    return fail(R, kErrNotFound,
+                format("0x%lx is not a kernel of a loaded image",
+                       (unsigned long)Msg->Entry));
+  KernelJob Job;
+  Job.Entry = Msg->Entry;
+  Job.Args = std::move(Msg->Args);
+  Job.Name = K->second;
+  Request Copy = R;
+  Job.Done = [this, Copy] { runOnLoop([this, Copy] { complete(Copy, Reply()); }); };
+  Exec.submit(std::move(Job));
+}
+
+void Session::doExchange(const Request &R) {
+  ExchangeOut X;
+  Reader Rd(R.Body.data(), R.Body.size());
+  if (!decodeBody(Rd, X).ok())
+    return fail(R, kErrInvalid, "malformed ExchangeOut");
+  if (Status S = Table.check(X.SrcPtr, X.Size); !S.ok())
+    return fail(R, kErrInvalid, "exchange rejected: " + S.message());
+  Peer P = nullptr;
+  auto It = PeerEndpoints.find(X.PeerAddress);
+  if (It != PeerEndpoints.end()) {
+    P = It->second;
+  } else {
+    auto NewPeer = W->connectToWorker(X.PeerAddress);
+    if (!NewPeer)
+      return fail(R, kErrPeer,
+                  "cannot reach peer session: " + NewPeer.status().message());
+    P = *NewPeer;
+    PeerEndpoints[X.PeerAddress] = P;
+  }
+  Header H;
+  H.Type = MsgType::PeerSubmit;
+  H.RequestId = NextPeerRequest++;
+  PeerSubmit PS;
+  PS.Token = X.DstToken;
+  PS.DstPtr = X.DstPtr;
+  PS.Size = X.Size;
+  Request Copy = R;
+  uint64_t Id = H.RequestId;
+  PeerPending[Id] = {P, [this, Copy](const Reply &Rep) { complete(Copy, Rep); }};
+  // Device bytes go straight from this session's memory to the peer's.
+  W->send(P, frame(H, PS), reinterpret_cast<const void *>(X.SrcPtr), X.Size,
+          [this, Id](const Status &S) {
+            if (S.ok())
+              return;
+            auto It = PeerPending.find(Id);
+            if (It == PeerPending.end())
+              return;
+            auto Done = std::move(It->second.second);
+            PeerPending.erase(It);
+            Reply Rep;
+            Rep.Code = kErrPeer;
+            Rep.Message = "copy to peer session failed: " + S.message();
+            Done(Rep);
+          });
+}
+
+void Session::onPeerReply(const Header &H, Reader &Body) {
+  auto It = PeerPending.find(H.RequestId);
+  if (It == PeerPending.end())
+    return;
+  Reply Rep;
+  if (!decodeBody(Body, Rep).ok()) {
+    Rep = Reply();
+    Rep.Code = kErrPeer;
+    Rep.Message = "malformed reply from peer session";
+  }
+  auto Done = std::move(It->second.second);
+  PeerPending.erase(It);
+  Done(Rep);
+}
+
+void Session::onPeerError(Peer P, const Status &S) {
+  if (P == Client) {
+    Stop = true;
+    return;
+  }
+  for (auto It = PeerEndpoints.begin(); It != PeerEndpoints.end(); ++It)
+    if (It->second == P) {
+      PeerEndpoints.erase(It);
+      break;
+    }
+  std::vector<std::function<void(const Reply &)>> Failed;
+  for (auto It = PeerPending.begin(); It != PeerPending.end();) {
+    if (It->second.first == P) {
+      Failed.push_back(std::move(It->second.second));
+      It = PeerPending.erase(It);
+    } else {
+      ++It;
+    }
+  }
+  for (auto &F : Failed) {
+    Reply Rep;
+    Rep.Code = kErrPeer;
+    Rep.Message = "peer session lost: " + S.message();
+    F(Rep);
+  }
+  W->closePeer(P);
+}
+
+int Session::run() {
+  auto Created = transport::Worker::create();
+  if (!Created) {
+    log(LogLevel::Error, "session: %s", Created.status().message().c_str());
+    return 1;
+  }
+  W = std::move(*Created);
+  W->setHandler([this](const uint8_t *C, size_t L, const BulkData &D, Peer F) {
+    return onMessage(C, L, D, F);
+  });
+  W->setPeerErrorHandler(
+      [this](Peer P, const Status &S) { onPeerError(P, S); });
+
+  // Tell the supervisor where to find us: "ADDR <hex>\n".
+  std::vector<uint8_t> Addr = W->address();
+  std::string Line = "ADDR ";
+  static const char *Hex = "0123456789abcdef";
+  for (uint8_t B : Addr) {
+    Line += Hex[B >> 4];
+    Line += Hex[B & 15];
+  }
+  Line += "\n";
+  if (write(Opts.ControlFd, Line.data(), Line.size()) !=
+      static_cast<ssize_t>(Line.size()))
+    return 1;
+
+  using Clock = std::chrono::steady_clock;
+  auto LastActivity = Clock::now();
+  const auto Spin = std::chrono::microseconds(
+      static_cast<long>(Opts.SpinMicros));
+  while (!Stop) {
+    unsigned N = W->progress();
+    while (!Incoming.empty()) {
+      Request R = std::move(Incoming.front());
+      Incoming.pop_front();
+      dispatch(std::move(R));
+      ++N;
+    }
+    std::vector<std::function<void()>> Done;
+    {
+      std::lock_guard<std::mutex> L(DoneM);
+      Done.swap(DoneQueue);
+    }
+    for (auto &F : Done)
+      F();
+    N += Done.size();
+    if (N) {
+      LastActivity = Clock::now();
+      continue;
+    }
+    if (Clock::now() - LastActivity < Spin)
+      continue;
+    W->wait(100);
+  }
+  // Let the last replies (the answer to Bye) leave before exiting.
+  for (int K = 0; K < 100000 && W->inFlight(); ++K)
+    W->progress();
+  return 0;
+}
+
+} // namespace
+
+int runSession(const SessionOptions &Opts) {
+  installCrashReporter(Opts.ControlFd);
+  Session S(Opts);
+  int Rc = S.run();
+  // Kernels may still run on executor threads (the client left without
+  // waiting): do not wait for them.
+  std::fflush(stderr);
+  _exit(Rc);
+}
+
+} // namespace ompdpu::server

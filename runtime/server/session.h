@@ -1,0 +1,27 @@
+//===- session.h - One client's private server process ------------*- C++ -*-===//
+//
+// A session serves exactly one client: it owns that client's device memory,
+// images and kernels. It runs in its own process (exec'd by the supervisor)
+// so that a crashing kernel takes down only its own client.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include <cstdint>
+
+namespace ompdpu::server {
+
+/// What the supervisor tells a new session.
+struct SessionOptions {
+  int ControlFd = -1;       ///< pipe to the supervisor
+  uint64_t Token = 0;       ///< secret the client must present
+  uint64_t MemoryLimit = 0; ///< bytes of device memory this client may hold
+  unsigned Cores = 1;       ///< cores kernels may use
+  double SpinMicros = 20;   ///< busy-poll time before sleeping
+};
+
+/// Run the session until the client says Bye or goes away; returns the
+/// process exit code.
+int runSession(const SessionOptions &Opts);
+
+} // namespace ompdpu::server

@@ -1,0 +1,424 @@
+//===- supervisor.cpp - Accept clients, start and watch sessions ----------===//
+#include "server/supervisor.h"
+
+#include "common/log.h"
+#include "protocol/messages.h"
+#include "server/image_loader.h"
+#include "common/elf_image.h"
+#include "transport/transport.h"
+
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstring>
+#include <fcntl.h>
+#include <map>
+#include <poll.h>
+#include <sys/random.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace ompdpu::server {
+
+using namespace protocol;
+using transport::BulkData;
+using transport::Peer;
+
+namespace {
+
+int SignalPipe[2] = {-1, -1};
+volatile sig_atomic_t StopRequested = 0;
+
+void onSignal(int Sig) {
+  if (Sig != SIGCHLD)
+    StopRequested = 1;
+  char C = static_cast<char>(Sig);
+  ssize_t Ignored = write(SignalPipe[1], &C, 1);
+  (void)Ignored;
+}
+
+std::string signalDescription(int Sig) {
+  const char *Abbrev = sigabbrev_np(Sig);
+  const char *Desc = sigdescr_np(Sig);
+  return format("SIG%s (%s)", Abbrev ? Abbrev : "?", Desc ? Desc : "?");
+}
+
+/// One connected client and its session process.
+struct ClientRec {
+  unsigned Id = 0;
+  Peer Ep = nullptr;
+  pid_t Pid = -1;
+  int CtlFd = -1;
+  std::string CtlBuf;
+  bool Gone = false;
+};
+
+class Supervisor {
+public:
+  Supervisor(const ServerOptions &O, const char *Exe, unsigned Cores)
+      : Opts(O), SelfExe(Exe), Cores(Cores) {}
+  int run();
+
+private:
+  bool onMessage(const uint8_t *Ctrl, size_t Len, const BulkData &D, Peer From);
+  void onHello(Peer From, const Header &H, Reader &Body);
+  Status spawnSession(ClientRec &C, uint64_t Token, std::vector<uint8_t> &Addr);
+  void reapChildren();
+  void onSessionExit(pid_t Pid, int WStatus);
+  void dropClient(Peer P, const char *Why);
+  void readControl(ClientRec &C);
+  void reply(Peer To, const Header &Req, int32_t Code, const std::string &Msg);
+
+  ServerOptions Opts;
+  const char *SelfExe;
+  std::unique_ptr<transport::Worker> W;
+  std::map<Peer, ClientRec> Clients;
+  std::map<pid_t, Peer> Sessions;
+  std::map<pid_t, std::string> OrphanNotes; // crash notes of dropped clients
+  unsigned NextId = 1;
+  unsigned Cores = 1;
+};
+
+void Supervisor::reply(Peer To, const Header &Req, int32_t Code,
+                       const std::string &Msg) {
+  Header H;
+  H.Type = MsgType::Reply;
+  H.RequestId = Req.RequestId;
+  Reply R;
+  R.Code = Code;
+  R.Message = Msg;
+  W->send(To, frame(H, R), nullptr, 0, nullptr);
+}
+
+bool Supervisor::onMessage(const uint8_t *Ctrl, size_t Len, const BulkData &,
+                           Peer From) {
+  Header H;
+  Reader Body;
+  Status S = parseFrame(Ctrl, Len, H, Body);
+  if (!S.ok()) {
+    log(LogLevel::Warning, "dropping malformed message: %s",
+        S.message().c_str());
+    if (From && H.Magic == kMagic)
+      reply(From, H, kErrInvalid, "malformed message: " + S.message());
+    return false;
+  }
+  switch (H.Type) {
+  case MsgType::Hello:
+    onHello(From, H, Body);
+    break;
+  case MsgType::Ping:
+    reply(From, H, kOk, "");
+    break;
+  case MsgType::Bye:
+    reply(From, H, kOk, "");
+    if (auto It = Clients.find(From); It != Clients.end())
+      It->second.Gone = true;
+    break;
+  default:
+    reply(From, H, kErrInvalid,
+          format("%s is not a supervisor request", typeName(H.Type)));
+  }
+  return false;
+}
+
+void Supervisor::onHello(Peer From, const Header &H, Reader &Body) {
+  Hello Hi;
+  HelloReply Rep;
+  Header RH;
+  RH.Type = MsgType::HelloReply;
+  RH.RequestId = H.RequestId;
+  auto Send = [&] { W->send(From, frame(RH, Rep), nullptr, 0, nullptr); };
+  if (!decodeBody(Body, Hi).ok()) {
+    Rep.Code = kErrInvalid;
+    Rep.Message = "malformed Hello";
+    return Send();
+  }
+  if (Hi.MinVersion > kVersion || Hi.MaxVersion < kVersion) {
+    Rep.Code = kErrVersion;
+    Rep.Message = format("protocol version mismatch: client speaks %u-%u, "
+                         "server speaks %u",
+                         Hi.MinVersion, Hi.MaxVersion, kVersion);
+    log(LogLevel::Warning, "refused client '%s': %s", Hi.ClientName.c_str(),
+        Rep.Message.c_str());
+    return Send();
+  }
+  if (!Hi.Isa.empty() && Hi.Isa != isaName(nativeMachine())) {
+    Rep.Code = kErrIsa;
+    Rep.Isa = isaName(nativeMachine());
+    Rep.Message = format("client wants %s, this server runs %s",
+                         Hi.Isa.c_str(), Rep.Isa.c_str());
+    return Send();
+  }
+  ClientRec &C = Clients[From];
+  if (C.Pid > 0) {
+    Rep.Code = kErrInvalid;
+    Rep.Message = "this connection already has a session";
+    return Send();
+  }
+  C.Ep = From;
+  C.Id = NextId++;
+  uint64_t Token = 0;
+  if (getrandom(&Token, sizeof(Token), 0) != sizeof(Token))
+    Token = static_cast<uint64_t>(
+                std::chrono::steady_clock::now().time_since_epoch().count()) ^
+            (static_cast<uint64_t>(getpid()) << 32);
+  Status S = spawnSession(C, Token, Rep.SessionAddress);
+  if (!S.ok()) {
+    Rep.Code = kErrInternal;
+    Rep.Message = "cannot start session: " + S.message();
+    log(LogLevel::Error, "client %u: %s", C.Id, Rep.Message.c_str());
+    return Send();
+  }
+  Rep.Isa = isaName(nativeMachine());
+  Rep.Cores = Cores;
+  Rep.Memory = Opts.Memory;
+  Rep.Token = Token;
+  char Host[256] = {0};
+  gethostname(Host, sizeof(Host) - 1);
+  Rep.Hostname = Host;
+  if (Opts.Verbose)
+    log(LogLevel::Info, "client %u ('%s') connected: session pid %d", C.Id,
+        Hi.ClientName.c_str(), C.Pid);
+  Send();
+}
+
+Status Supervisor::spawnSession(ClientRec &C, uint64_t Token,
+                                std::vector<uint8_t> &Addr) {
+  int Fds[2];
+  if (pipe2(Fds, O_CLOEXEC) != 0)
+    return Status::error(format("pipe: %s", std::strerror(errno)));
+  pid_t Pid = fork();
+  if (Pid < 0) {
+    close(Fds[0]);
+    close(Fds[1]);
+    return Status::error(format("fork: %s", std::strerror(errno)));
+  }
+  if (Pid == 0) {
+    // Child: a fresh program image; nothing of the parent's UCX survives.
+    dup2(Fds[1], 3);
+    close_range(4, ~0U, 0);
+    setenv("OMPDPU_SESSION_TOKEN", std::to_string(Token).c_str(), 1);
+    setenv("OMPDPU_SESSION_MEMORY", std::to_string(Opts.Memory).c_str(), 1);
+    setenv("OMPDPU_SESSION_CORES", std::to_string(Cores).c_str(), 1);
+    std::string Spin = std::to_string(static_cast<long>(Opts.SpinMicros));
+    const char *Args[] = {SelfExe,      "--session", "--control-fd", "3",
+                          "--spin-us", Spin.c_str(), nullptr};
+    signal(SIGCHLD, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+    signal(SIGINT, SIG_DFL);
+    execv(SelfExe, const_cast<char **>(Args));
+    _exit(127);
+  }
+  close(Fds[1]);
+  C.Pid = Pid;
+  C.CtlFd = Fds[0];
+  Sessions[Pid] = C.Ep;
+  // Wait (bounded) for the session's address line.
+  auto Deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (C.CtlBuf.find('\n') == std::string::npos) {
+    int Left = static_cast<int>(std::chrono::duration_cast<
+                                    std::chrono::milliseconds>(
+                                    Deadline - std::chrono::steady_clock::now())
+                                    .count());
+    if (Left <= 0)
+      return Status::error("session did not start within 10 s");
+    pollfd P{C.CtlFd, POLLIN, 0};
+    if (poll(&P, 1, Left) <= 0)
+      continue;
+    char Buf[4096];
+    ssize_t N = read(C.CtlFd, Buf, sizeof(Buf));
+    if (N <= 0)
+      return Status::error("session exited during start-up");
+    C.CtlBuf.append(Buf, N);
+  }
+  size_t Nl = C.CtlBuf.find('\n');
+  std::string Line = C.CtlBuf.substr(0, Nl);
+  C.CtlBuf.erase(0, Nl + 1);
+  if (Line.rfind("ADDR ", 0) != 0 || Line.size() % 2 != 1)
+    return Status::error("session sent a malformed address");
+  Addr.clear();
+  for (size_t K = 5; K + 1 < Line.size(); K += 2)
+    Addr.push_back(
+        static_cast<uint8_t>(std::stoi(Line.substr(K, 2), nullptr, 16)));
+  fcntl(C.CtlFd, F_SETFL, fcntl(C.CtlFd, F_GETFL) | O_NONBLOCK);
+  return Status();
+}
+
+void Supervisor::readControl(ClientRec &C) {
+  if (C.CtlFd < 0)
+    return;
+  char Buf[4096];
+  for (;;) {
+    ssize_t N = read(C.CtlFd, Buf, sizeof(Buf));
+    if (N <= 0)
+      break;
+    C.CtlBuf.append(Buf, N);
+  }
+}
+
+void Supervisor::onSessionExit(pid_t Pid, int WStatus) {
+  auto SIt = Sessions.find(Pid);
+  if (SIt == Sessions.end())
+    return;
+  Peer Ep = SIt->second;
+  Sessions.erase(SIt);
+  auto CIt = Clients.find(Ep);
+  if (CIt == Clients.end())
+    return;
+  ClientRec &C = CIt->second;
+  readControl(C);
+  std::string Kernel;
+  size_t At = C.CtlBuf.find("CRASH ");
+  if (At != std::string::npos) {
+    std::string Line = C.CtlBuf.substr(At + 6);
+    Line = Line.substr(0, Line.find('\n'));
+    size_t Sp = Line.find(' ');
+    if (Sp != std::string::npos && Line.substr(Sp + 1) != "-")
+      Kernel = Line.substr(Sp + 1);
+  }
+  SessionExit X;
+  if (WIFSIGNALED(WStatus)) {
+    X.Signal = WTERMSIG(WStatus);
+    X.Message = "session process died: " + signalDescription(X.Signal);
+    if (!Kernel.empty())
+      X.Message += " while running kernel " + Kernel;
+  } else {
+    X.ExitCode = WEXITSTATUS(WStatus);
+    X.Message = format("session process exited with status %d", X.ExitCode);
+  }
+  close(C.CtlFd);
+  C.CtlFd = -1;
+  C.Pid = -1;
+  if (C.Gone)
+    return; // orderly end
+  if (X.Signal || X.ExitCode)
+    log(LogLevel::Note, "client %u: %s", C.Id, X.Message.c_str());
+  Header H;
+  H.Type = MsgType::SessionExit;
+  W->send(C.Ep, frame(H, X), nullptr, 0, nullptr);
+}
+
+void Supervisor::reapChildren() {
+  for (;;) {
+    int WStatus = 0;
+    pid_t Pid = waitpid(-1, &WStatus, WNOHANG);
+    if (Pid <= 0)
+      return;
+    onSessionExit(Pid, WStatus);
+  }
+}
+
+void Supervisor::dropClient(Peer P, const char *Why) {
+  auto It = Clients.find(P);
+  if (It == Clients.end()) {
+    W->closePeer(P);
+    return;
+  }
+  ClientRec &C = It->second;
+  if (C.Pid > 0) {
+    // A session must not outlive its client.
+    kill(C.Pid, SIGKILL);
+    Sessions.erase(C.Pid);
+  }
+  if (C.CtlFd >= 0)
+    close(C.CtlFd);
+  if (Opts.Verbose)
+    log(LogLevel::Info, "client %u %s", C.Id, Why);
+  Clients.erase(It);
+  W->closePeer(P);
+}
+
+int Supervisor::run() {
+  auto Created = transport::Worker::create();
+  if (!Created) {
+    log(LogLevel::Error, "%s", Created.status().message().c_str());
+    return 1;
+  }
+  W = std::move(*Created);
+  W->setHandler([this](const uint8_t *C, size_t L, const BulkData &D, Peer F) {
+    return onMessage(C, L, D, F);
+  });
+  W->setPeerErrorHandler([this](Peer P, const Status &S) {
+    dropClient(P, ("disconnected: " + S.message()).c_str());
+  });
+  auto Addr = transport::parseSockAddress(Opts.Listen);
+  if (!Addr) {
+    log(LogLevel::Error, "--listen: %s", Addr.status().message().c_str());
+    return 2;
+  }
+  auto Port = W->listen(*Addr, [](Peer) {});
+  if (!Port) {
+    log(LogLevel::Error, "%s", Port.status().message().c_str());
+    return 1;
+  }
+  if (pipe2(SignalPipe, O_CLOEXEC | O_NONBLOCK) != 0)
+    return 1;
+  struct sigaction SA{};
+  SA.sa_handler = onSignal;
+  SA.sa_flags = SA_RESTART;
+  for (int Sig : {SIGCHLD, SIGTERM, SIGINT, SIGHUP})
+    sigaction(Sig, &SA, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+
+  std::string Where = Addr->Host + ":" + std::to_string(*Port);
+  log(LogLevel::Note, "listening on %s (%s, %u cores, %.1f GiB per client)",
+      Where.c_str(), isaName(nativeMachine()), Cores,
+      Opts.Memory / double(1ull << 30));
+  if (Opts.ReadyFd >= 0) {
+    std::string Line = "LISTENING " + Where + "\n";
+    ssize_t Ignored = write(Opts.ReadyFd, Line.data(), Line.size());
+    (void)Ignored;
+    close(Opts.ReadyFd);
+  }
+
+  while (!StopRequested) {
+    unsigned N = W->progress();
+    reapChildren();
+    for (auto &[P, C] : Clients)
+      readControl(C);
+    if (N)
+      continue;
+    if (!W->arm())
+      continue;
+    pollfd Fds[2] = {{W->eventFd(), POLLIN, 0}, {SignalPipe[0], POLLIN, 0}};
+    poll(Fds, 2, 1000);
+    char Drain[64];
+    while (read(SignalPipe[0], Drain, sizeof(Drain)) > 0) {
+    }
+  }
+  for (auto &[P, C] : Clients)
+    if (C.Pid > 0)
+      kill(C.Pid, SIGKILL);
+  while (waitpid(-1, nullptr, WNOHANG) > 0) {
+  }
+  if (Opts.Verbose)
+    log(LogLevel::Info, "stopped");
+  return 0;
+}
+
+} // namespace
+
+int runSupervisor(const ServerOptions &Opts, const char *SelfExe) {
+  ServerOptions O = Opts;
+  // Pin the supervisor and (by inheritance) every session to --cores.
+  cpu_set_t Set;
+  CPU_ZERO(&Set);
+  if (!O.Cores.empty()) {
+    for (int C : O.Cores)
+      CPU_SET(C, &Set);
+    if (sched_setaffinity(0, sizeof(Set), &Set) != 0) {
+      log(LogLevel::Error, "--cores: cannot pin to those cores: %s",
+          std::strerror(errno));
+      return 2;
+    }
+  }
+  sched_getaffinity(0, sizeof(Set), &Set);
+  if (O.Memory == 0) {
+    long Pages = sysconf(_SC_PHYS_PAGES), PageSize = sysconf(_SC_PAGESIZE);
+    O.Memory = static_cast<uint64_t>(Pages) * PageSize / 10 * 9;
+  }
+  Supervisor S(O, SelfExe, static_cast<unsigned>(CPU_COUNT(&Set)));
+  return S.run();
+}
+
+} // namespace ompdpu::server

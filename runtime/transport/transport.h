@@ -1,0 +1,119 @@
+//===- transport.h - Active messages and bulk data over UCX ------*- C++ -*-===//
+//
+// The only place that knows UCX. Above it, a Peer is an opaque handle, a
+// message is a control frame plus optional bulk data, and bulk data can be
+// landed straight into its destination buffer (UCX rendezvous: zero copy).
+// Following UCX's ucp_client_server.c, listener callbacks only queue the
+// connection request; endpoints are created from the progress loop.
+//
+// A Worker is not thread-safe: callers serialise access (the plugin with a
+// mutex per device, the server by owning it from one thread).
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "common/status.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace ompdpu::transport {
+
+/// An opaque handle on a connected peer (a UCX endpoint).
+using Peer = void *;
+
+/// Bulk data that arrived with a message and has not been consumed yet.
+struct BulkData {
+  void *Desc = nullptr;    ///< UCX data pointer/descriptor (null: no data)
+  size_t Length = 0;       ///< bytes of bulk data
+  bool Rendezvous = false; ///< true: still on the sender, fetch with receive()
+  bool Persistent = false; ///< true: eager bytes kept alive until release()
+};
+
+/// Called for each incoming message. Return true to keep Data (and later
+/// call Worker::receive or Worker::release on it), false to let it go.
+using MessageHandler = std::function<bool(const uint8_t *Ctrl, size_t CtrlLen,
+                                          const BulkData &Data, Peer From)>;
+/// Called once when an operation finishes, successfully or not.
+using Completion = std::function<void(const Status &)>;
+/// Called when a peer fails (connection lost, peer died).
+using PeerErrorHandler = std::function<void(Peer, const Status &)>;
+
+/// Resolved "host:port" endpoint.
+struct SockAddress {
+  std::string Host;
+  uint16_t Port = 0;
+};
+
+/// One UCX context and worker, with the active-message handler installed.
+class Worker {
+public:
+  /// Create a context and worker. Sets UCX's error-handling knobs for shared
+  /// memory first, so that peer failure detection does not force TCP.
+  static Expected<std::unique_ptr<Worker>> create();
+  ~Worker();
+  Worker(const Worker &) = delete;
+  Worker &operator=(const Worker &) = delete;
+
+  /// Install the handler for every incoming message.
+  void setHandler(MessageHandler H) { Handler = std::move(H); }
+  /// Install the handler for failures of any peer.
+  void setPeerErrorHandler(PeerErrorHandler H) { OnPeerError = std::move(H); }
+
+  /// Listen on Addr (port 0: any free port); returns the bound port.
+  /// Accepted peers are reported through OnAccept from progress().
+  Expected<uint16_t> listen(const SockAddress &Addr,
+                            std::function<void(Peer)> OnAccept);
+  /// Connect to a listener. Failures arrive later through the error handler.
+  Expected<Peer> connect(const SockAddress &Addr);
+  /// Connect to a worker by its packed address.
+  Expected<Peer> connectToWorker(const std::vector<uint8_t> &Address);
+  /// This worker's packed address.
+  std::vector<uint8_t> address() const;
+  /// Close a peer without waiting for outstanding operations.
+  void closePeer(Peer P);
+
+  /// Send a control frame and optional bulk data (Data must stay valid until
+  /// Done runs). Done may run before send() returns.
+  void send(Peer To, std::vector<uint8_t> Ctrl, const void *Data, size_t Len,
+            Completion Done);
+  /// Land bulk data in Dst (Dst must hold Data.Length bytes); zero copy for
+  /// rendezvous data. Done may run before receive() returns.
+  void receive(const BulkData &Data, void *Dst, Completion Done);
+  /// Drop bulk data that was kept but will not be received.
+  void release(const BulkData &Data);
+
+  /// Make progress; returns nonzero when something happened.
+  unsigned progress();
+  /// Block until there is something to progress, a signal(), or TimeoutMs.
+  void wait(int TimeoutMs);
+  /// Wake a thread blocked in wait() (thread-safe).
+  void signal();
+  /// For callers that poll several descriptors: arm the worker's event fd;
+  /// false means events are already pending (progress instead of sleeping).
+  bool arm();
+  /// The descriptor that becomes readable when the worker has work.
+  int eventFd() const;
+  /// Number of operations still in flight.
+  size_t inFlight() const { return Pending; }
+
+private:
+  Worker() = default;
+  struct Impl;
+  std::unique_ptr<Impl> I;
+  MessageHandler Handler;
+  PeerErrorHandler OnPeerError;
+  size_t Pending = 0;
+  friend struct WorkerCallbacks;
+};
+
+/// Parse "host:port" or "[v6]:port".
+Expected<SockAddress> parseSockAddress(const std::string &S);
+
+} // namespace ompdpu::transport

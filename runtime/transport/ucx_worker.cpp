@@ -1,0 +1,383 @@
+//===- ucx_worker.cpp - Worker implemented with UCP active messages ------===//
+#include "transport/transport.h"
+
+#include "common/log.h"
+#include "protocol/messages.h"
+
+#include <ucp/api/ucp.h>
+
+#include <arpa/inet.h>
+#include <cstdlib>
+#include <cstring>
+#include <netdb.h>
+#include <poll.h>
+#include <sys/socket.h>
+
+namespace ompdpu::transport {
+
+namespace {
+Status ucsError(const char *What, ucs_status_t S) {
+  return Status::error(format("%s: %s", What, ucs_status_string(S)));
+}
+
+/// An operation in flight: what to call when it ends, and the header bytes
+/// UCX reads until then.
+struct Operation {
+  std::vector<uint8_t> Ctrl;
+  Completion Done;
+  Worker *Owner;
+  size_t *PendingCounter;
+};
+
+void finish(Operation *Op, const Status &S) {
+  --*Op->PendingCounter;
+  if (Op->Done)
+    Op->Done(S);
+  delete Op;
+}
+
+Expected<sockaddr_storage> resolve(const SockAddress &A, socklen_t &Len) {
+  addrinfo Hints{};
+  Hints.ai_family = AF_UNSPEC;
+  Hints.ai_socktype = SOCK_STREAM;
+  Hints.ai_flags = A.Host.empty() ? AI_PASSIVE : 0;
+  addrinfo *Res = nullptr;
+  std::string Port = std::to_string(A.Port);
+  int Rc = getaddrinfo(A.Host.empty() ? nullptr : A.Host.c_str(), Port.c_str(),
+                       &Hints, &Res);
+  if (Rc != 0 || !Res)
+    return Status::error(format("cannot resolve '%s': %s", A.Host.c_str(),
+                                gai_strerror(Rc)));
+  sockaddr_storage SS{};
+  std::memcpy(&SS, Res->ai_addr, Res->ai_addrlen);
+  Len = Res->ai_addrlen;
+  freeaddrinfo(Res);
+  return SS;
+}
+} // namespace
+
+struct Worker::Impl {
+  ucp_context_h Ctx = nullptr;
+  ucp_worker_h W = nullptr;
+  ucp_listener_h Listener = nullptr;
+  int EventFd = -1;
+  std::deque<ucp_conn_request_h> ConnRequests;
+  std::function<void(Peer)> OnAccept;
+  std::vector<void *> Closing; // ucp_ep_close_nbx requests still running
+};
+
+/// Static trampolines from UCX's C callbacks into the Worker.
+struct WorkerCallbacks {
+  static ucs_status_t onMessage(void *Arg, const void *Header, size_t HLen,
+                                void *Data, size_t Len,
+                                const ucp_am_recv_param_t *Param) {
+    auto *Self = static_cast<Worker *>(Arg);
+    BulkData B;
+    if (Len) {
+      B.Desc = Data;
+      B.Length = Len;
+      B.Rendezvous = Param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV;
+      B.Persistent = Param->recv_attr & UCP_AM_RECV_ATTR_FLAG_DATA;
+    }
+    Peer From = (Param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP)
+                    ? Param->reply_ep
+                    : nullptr;
+    bool Keep = false;
+    if (Self->Handler)
+      Keep = Self->Handler(static_cast<const uint8_t *>(Header), HLen, B, From);
+    if (Keep && (B.Rendezvous || B.Persistent))
+      return UCS_INPROGRESS;
+    return UCS_OK;
+  }
+  static void onSend(void *Req, ucs_status_t S, void *User) {
+    auto *Op = static_cast<Operation *>(User);
+    finish(Op, S == UCS_OK ? Status() : ucsError("send failed", S));
+    ucp_request_free(Req);
+  }
+  static void onRecv(void *Req, ucs_status_t S, size_t, void *User) {
+    auto *Op = static_cast<Operation *>(User);
+    finish(Op, S == UCS_OK ? Status() : ucsError("receive failed", S));
+    ucp_request_free(Req);
+  }
+  static void onPeerError(void *Arg, ucp_ep_h Ep, ucs_status_t S) {
+    auto *Self = static_cast<Worker *>(Arg);
+    if (Self->OnPeerError)
+      Self->OnPeerError(Ep, Status::error(ucs_status_string(S)));
+  }
+  static void onConnRequest(ucp_conn_request_h Req, void *Arg) {
+    static_cast<Worker::Impl *>(Arg)->ConnRequests.push_back(Req);
+  }
+};
+
+Expected<std::unique_ptr<Worker>> Worker::create() {
+  // Peer failure detection over shared memory needs these; without them UCX
+  // silently prefers TCP for endpoints that ask for error handling.
+  setenv("UCX_POSIX_ERROR_HANDLING", "y", 0);
+  setenv("UCX_SYSV_ERROR_HANDLING", "y", 0);
+
+  std::unique_ptr<Worker> Self(new Worker());
+  Self->I = std::make_unique<Impl>();
+  Impl &I = *Self->I;
+
+  ucp_config_t *Config = nullptr;
+  ucs_status_t S = ucp_config_read(nullptr, nullptr, &Config);
+  if (S != UCS_OK)
+    return ucsError("cannot read UCX configuration", S);
+  ucp_params_t P{};
+  P.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_NAME;
+  P.features = UCP_FEATURE_AM | UCP_FEATURE_WAKEUP;
+  P.name = "ompdpu";
+  S = ucp_init(&P, Config, &I.Ctx);
+  ucp_config_release(Config);
+  if (S != UCS_OK)
+    return ucsError("cannot initialise UCX", S);
+
+  ucp_worker_params_t WP{};
+  WP.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
+  WP.thread_mode = UCS_THREAD_MODE_SERIALIZED;
+  S = ucp_worker_create(I.Ctx, &WP, &I.W);
+  if (S != UCS_OK)
+    return ucsError("cannot create UCX worker", S);
+  S = ucp_worker_get_efd(I.W, &I.EventFd);
+  if (S != UCS_OK)
+    return ucsError("cannot get UCX event fd", S);
+
+  ucp_am_handler_param_t HP{};
+  HP.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID |
+                  UCP_AM_HANDLER_PARAM_FIELD_CB |
+                  UCP_AM_HANDLER_PARAM_FIELD_ARG |
+                  UCP_AM_HANDLER_PARAM_FIELD_FLAGS;
+  HP.id = protocol::kAmId;
+  HP.cb = WorkerCallbacks::onMessage;
+  HP.arg = Self.get();
+  HP.flags = UCP_AM_FLAG_WHOLE_MSG | UCP_AM_FLAG_PERSISTENT_DATA;
+  S = ucp_worker_set_am_recv_handler(I.W, &HP);
+  if (S != UCS_OK)
+    return ucsError("cannot install active-message handler", S);
+  return Self;
+}
+
+Worker::~Worker() {
+  if (!I)
+    return;
+  if (I->Listener)
+    ucp_listener_destroy(I->Listener);
+  for (ucp_conn_request_h R : I->ConnRequests)
+    ucp_listener_reject(I->Listener, R);
+  // Give forced closes a bounded time to finish.
+  for (int Spin = 0; Spin < 100000 && !I->Closing.empty(); ++Spin)
+    progress();
+  if (I->W)
+    ucp_worker_destroy(I->W);
+  if (I->Ctx)
+    ucp_cleanup(I->Ctx);
+}
+
+Expected<uint16_t> Worker::listen(const SockAddress &Addr,
+                                  std::function<void(Peer)> OnAccept) {
+  socklen_t Len = 0;
+  auto SS = resolve(Addr, Len);
+  if (!SS)
+    return SS.status();
+  I->OnAccept = std::move(OnAccept);
+  ucp_listener_params_t LP{};
+  LP.field_mask =
+      UCP_LISTENER_PARAM_FIELD_SOCK_ADDR | UCP_LISTENER_PARAM_FIELD_CONN_HANDLER;
+  LP.sockaddr.addr = reinterpret_cast<const sockaddr *>(&*SS);
+  LP.sockaddr.addrlen = Len;
+  LP.conn_handler.cb = WorkerCallbacks::onConnRequest;
+  LP.conn_handler.arg = I.get();
+  ucs_status_t S = ucp_listener_create(I->W, &LP, &I->Listener);
+  if (S != UCS_OK)
+    return ucsError(format("cannot listen on %s:%u", Addr.Host.c_str(),
+                           Addr.Port)
+                        .c_str(),
+                    S);
+  ucp_listener_attr_t A{};
+  A.field_mask = UCP_LISTENER_ATTR_FIELD_SOCKADDR;
+  S = ucp_listener_query(I->Listener, &A);
+  if (S != UCS_OK)
+    return ucsError("cannot query listener", S);
+  if (A.sockaddr.ss_family == AF_INET6)
+    return ntohs(reinterpret_cast<sockaddr_in6 *>(&A.sockaddr)->sin6_port);
+  return ntohs(reinterpret_cast<sockaddr_in *>(&A.sockaddr)->sin_port);
+}
+
+static void fillErrorHandling(ucp_ep_params_t &EP, Worker *Self) {
+  EP.field_mask |= UCP_EP_PARAM_FIELD_ERR_HANDLER |
+                   UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE;
+  EP.err_mode = UCP_ERR_HANDLING_MODE_PEER;
+  EP.err_handler.cb = WorkerCallbacks::onPeerError;
+  EP.err_handler.arg = Self;
+}
+
+Expected<Peer> Worker::connect(const SockAddress &Addr) {
+  socklen_t Len = 0;
+  auto SS = resolve(Addr, Len);
+  if (!SS)
+    return SS.status();
+  ucp_ep_params_t EP{};
+  EP.field_mask = UCP_EP_PARAM_FIELD_FLAGS | UCP_EP_PARAM_FIELD_SOCK_ADDR;
+  EP.flags = UCP_EP_PARAMS_FLAGS_CLIENT_SERVER;
+  EP.sockaddr.addr = reinterpret_cast<const sockaddr *>(&*SS);
+  EP.sockaddr.addrlen = Len;
+  fillErrorHandling(EP, this);
+  ucp_ep_h Ep = nullptr;
+  ucs_status_t S = ucp_ep_create(I->W, &EP, &Ep);
+  if (S != UCS_OK)
+    return ucsError("cannot create endpoint", S);
+  return Peer(Ep);
+}
+
+Expected<Peer> Worker::connectToWorker(const std::vector<uint8_t> &Address) {
+  if (Address.empty())
+    return Status::error("empty worker address");
+  ucp_ep_params_t EP{};
+  EP.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS;
+  EP.address = reinterpret_cast<const ucp_address_t *>(Address.data());
+  fillErrorHandling(EP, this);
+  ucp_ep_h Ep = nullptr;
+  ucs_status_t S = ucp_ep_create(I->W, &EP, &Ep);
+  if (S != UCS_OK)
+    return ucsError("cannot connect to worker address", S);
+  return Peer(Ep);
+}
+
+std::vector<uint8_t> Worker::address() const {
+  ucp_address_t *A = nullptr;
+  size_t Len = 0;
+  if (ucp_worker_get_address(I->W, &A, &Len) != UCS_OK)
+    return {};
+  std::vector<uint8_t> Out(reinterpret_cast<uint8_t *>(A),
+                           reinterpret_cast<uint8_t *>(A) + Len);
+  ucp_worker_release_address(I->W, A);
+  return Out;
+}
+
+void Worker::closePeer(Peer P) {
+  if (!P)
+    return;
+  ucp_request_param_t RP{};
+  RP.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+  RP.flags = UCP_EP_CLOSE_FLAG_FORCE;
+  ucs_status_ptr_t R = ucp_ep_close_nbx(static_cast<ucp_ep_h>(P), &RP);
+  if (UCS_PTR_IS_PTR(R))
+    I->Closing.push_back(R);
+}
+
+void Worker::send(Peer To, std::vector<uint8_t> Ctrl, const void *Data,
+                  size_t Len, Completion Done) {
+  auto *Op = new Operation{std::move(Ctrl), std::move(Done), this, &Pending};
+  ++Pending;
+  ucp_request_param_t RP{};
+  RP.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
+                    UCP_OP_ATTR_FIELD_FLAGS;
+  RP.flags = UCP_AM_SEND_FLAG_REPLY;
+  RP.cb.send = WorkerCallbacks::onSend;
+  RP.user_data = Op;
+  ucs_status_ptr_t R =
+      ucp_am_send_nbx(static_cast<ucp_ep_h>(To), protocol::kAmId,
+                      Op->Ctrl.data(), Op->Ctrl.size(), Data, Len, &RP);
+  if (R == nullptr)
+    finish(Op, Status());
+  else if (UCS_PTR_IS_ERR(R))
+    finish(Op, ucsError("send failed", UCS_PTR_STATUS(R)));
+}
+
+void Worker::receive(const BulkData &Data, void *Dst, Completion Done) {
+  if (!Data.Rendezvous) {
+    if (Data.Length)
+      std::memcpy(Dst, Data.Desc, Data.Length);
+    if (Data.Persistent)
+      ucp_am_data_release(I->W, Data.Desc);
+    if (Done)
+      Done(Status());
+    return;
+  }
+  auto *Op = new Operation{{}, std::move(Done), this, &Pending};
+  ++Pending;
+  ucp_request_param_t RP{};
+  RP.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+  RP.cb.recv_am = WorkerCallbacks::onRecv;
+  RP.user_data = Op;
+  ucs_status_ptr_t R =
+      ucp_am_recv_data_nbx(I->W, Data.Desc, Dst, Data.Length, &RP);
+  if (R == nullptr)
+    finish(Op, Status());
+  else if (UCS_PTR_IS_ERR(R))
+    finish(Op, ucsError("receive failed", UCS_PTR_STATUS(R)));
+}
+
+void Worker::release(const BulkData &Data) {
+  if (Data.Desc && (Data.Rendezvous || Data.Persistent))
+    ucp_am_data_release(I->W, Data.Desc);
+}
+
+unsigned Worker::progress() {
+  unsigned N = ucp_worker_progress(I->W);
+  while (!I->ConnRequests.empty()) {
+    ucp_conn_request_h Req = I->ConnRequests.front();
+    I->ConnRequests.pop_front();
+    ucp_ep_params_t EP{};
+    EP.field_mask = UCP_EP_PARAM_FIELD_CONN_REQUEST;
+    EP.conn_request = Req;
+    fillErrorHandling(EP, this);
+    ucp_ep_h Ep = nullptr;
+    if (ucp_ep_create(I->W, &EP, &Ep) == UCS_OK && I->OnAccept)
+      I->OnAccept(Ep);
+    ++N;
+  }
+  for (size_t K = 0; K < I->Closing.size();) {
+    if (ucp_request_check_status(I->Closing[K]) != UCS_INPROGRESS) {
+      ucp_request_free(I->Closing[K]);
+      I->Closing[K] = I->Closing.back();
+      I->Closing.pop_back();
+    } else {
+      ++K;
+    }
+  }
+  return N;
+}
+
+void Worker::wait(int TimeoutMs) {
+  ucs_status_t S = ucp_worker_arm(I->W);
+  if (S == UCS_ERR_BUSY)
+    return; // events are pending: progress now
+  pollfd P{I->EventFd, POLLIN, 0};
+  poll(&P, 1, TimeoutMs);
+}
+
+void Worker::signal() { ucp_worker_signal(I->W); }
+
+bool Worker::arm() { return ucp_worker_arm(I->W) != UCS_ERR_BUSY; }
+
+int Worker::eventFd() const { return I->EventFd; }
+
+Expected<SockAddress> parseSockAddress(const std::string &S) {
+  SockAddress A;
+  std::string PortStr;
+  if (!S.empty() && S[0] == '[') {
+    size_t Close = S.find(']');
+    if (Close == std::string::npos || Close + 1 >= S.size() ||
+        S[Close + 1] != ':')
+      return Status::error("expected [ipv6]:port in '" + S + "'");
+    A.Host = S.substr(1, Close - 1);
+    PortStr = S.substr(Close + 2);
+  } else {
+    size_t Colon = S.rfind(':');
+    if (Colon == std::string::npos)
+      return Status::error("expected host:port in '" + S + "'");
+    A.Host = S.substr(0, Colon);
+    PortStr = S.substr(Colon + 1);
+  }
+  if (PortStr.empty() || PortStr.size() > 5 ||
+      PortStr.find_first_not_of("0123456789") != std::string::npos)
+    return Status::error("bad port '" + PortStr + "' in '" + S + "'");
+  unsigned long Port = std::stoul(PortStr);
+  if (Port > 65535)
+    return Status::error("port out of range in '" + S + "'");
+  A.Port = static_cast<uint16_t>(Port);
+  return A;
+}
+
+} // namespace ompdpu::transport
