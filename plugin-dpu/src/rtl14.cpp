@@ -35,6 +35,7 @@ int32_t check(DpuDevice *D, const Status &S) {
 /// OpenMP device numbers to DPUs (see ompdpu_device()).
 thread_local int32_t LastAllocDevice = -1;
 thread_local void *LastAllocPtr = nullptr;
+thread_local uint64_t AllocCount = 0;
 
 /// Gracefully leave every server when the plugin is unloaded.
 __attribute__((destructor)) void unloadPlugin() {
@@ -104,6 +105,7 @@ void *__tgt_rtl_data_alloc(int32_t Id, int64_t Size, void *, int32_t Kind) {
   }
   LastAllocDevice = Id;
   LastAllocPtr = *P;
+  ++AllocCount;
   return *P;
 }
 
@@ -220,9 +222,10 @@ int32_t __tgt_rtl_destroy_event(int32_t, void *EventPtr) {
 /// ompdpu's own query (not libomptarget's): which device made the calling
 /// thread's last allocation, and at what address. libompdpu uses it to map
 /// OpenMP device numbers to DPUs.
-int32_t __ompdpu_plugin_last_alloc(int32_t *Id, void **Ptr) {
+int32_t __ompdpu_plugin_last_alloc(int32_t *Id, void **Ptr, uint64_t *Count) {
   *Id = LastAllocDevice;
   *Ptr = LastAllocPtr;
+  *Count = AllocCount;
   return LastAllocDevice >= 0;
 }
 

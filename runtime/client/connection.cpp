@@ -155,6 +155,12 @@ Ticket Connection::issue(MsgType Type, const Body &B, uint32_t Queue,
     T->Done = true;
     return T;
   }
+  void *To = ToSession ? SessionEp : SupervisorEp;
+  if (!To) {
+    T->Result = Status::error("not connected");
+    T->Done = true;
+    return T;
+  }
   T->Id = NextId++;
   if (Pending.empty())
     LastHeard = Clock::now(); // silence is only measured while we wait
@@ -164,7 +170,7 @@ Ticket Connection::issue(MsgType Type, const Body &B, uint32_t Queue,
   H.RequestId = T->Id;
   H.Queue = Queue;
   H.Seq = Seq;
-  W->send(ToSession ? SessionEp : SupervisorEp, frame(H, B), Data, Len,
+  W->send(To, frame(H, B), Data, Len,
           [this, T](const Status &S) {
             if (!S.ok())
               completeOp(T, S.withContext("send failed"));

@@ -361,7 +361,8 @@ int Supervisor::run() {
   signal(SIGPIPE, SIG_IGN);
 
   std::string Where = Addr->Host + ":" + std::to_string(*Port);
-  log(LogLevel::Note, "listening on %s (%s, %u cores, %.1f GiB per client)",
+  if (Opts.Verbose || Opts.ReadyFd < 0)
+    log(LogLevel::Note, "listening on %s (%s, %u cores, %.1f GiB per client)",
       Where.c_str(), isaName(nativeMachine()), Cores,
       Opts.Memory / double(1ull << 30));
   if (Opts.ReadyFd >= 0) {

@@ -1,0 +1,283 @@
+//===- ompdpu.cpp - The ompdpu command-line front door --------------------===//
+//
+//   ompdpu run [--emulate N [--pin] [--cores-per-dpu K] [--memory SIZE]]
+//              [--devices HOST:PORT,...] -- PROGRAM [ARGS...]
+//   ompdpu info [--devices HOST:PORT,...]
+//
+//===----------------------------------------------------------------------===//
+#include "client/connection.h"
+#include "common/config.h"
+#include "common/log.h"
+#include "tools/emulator.h"
+
+#include <climits>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <sched.h>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <vector>
+
+using namespace ompdpu;
+
+namespace {
+
+const char *Usage =
+    "usage: ompdpu run [options] -- PROGRAM [ARGS...]\n"
+    "       ompdpu info [--devices HOST:PORT,...]\n"
+    "       ompdpu version\n"
+    "\n"
+    "run: run PROGRAM with ompdpu's plugin, against DPU servers.\n"
+    "  --emulate N         start N emulated DPUs (ompdpu-server on loopback)\n"
+    "  --pin               give each emulated DPU its own cores, the program "
+    "the rest\n"
+    "  --cores-per-dpu K   cores per emulated DPU with --pin (default: an "
+    "even share)\n"
+    "  --memory SIZE       device memory per client of each emulated DPU\n"
+    "  --devices LIST      use these servers (default: OMPDPU_DEVICES or the "
+    "config file)\n"
+    "  --verbose           servers log clients and sessions\n"
+    "The program sees OMPDPU_DEVICES and, with --emulate, OMPDPU_SERVER_PIDS.\n"
+    "Exit status: the program's (128+N if it died of signal N).\n"
+    "\n"
+    "info: connect to every configured device and report its state.\n";
+
+std::string selfDir() {
+  char Buf[PATH_MAX];
+  ssize_t N = readlink("/proc/self/exe", Buf, sizeof(Buf) - 1);
+  if (N <= 0)
+    return ".";
+  Buf[N] = 0;
+  std::string S = Buf;
+  return S.substr(0, S.rfind('/'));
+}
+
+/// The plugin directories of this build or install: lib/ompdpu (the
+/// aarch64-named plugin, for real DPUs) and lib/ompdpu/emulated (the
+/// x86_64-named copy, for emulated DPUs).
+std::string pluginPath() {
+  std::string Lib = selfDir() + "/../lib/ompdpu";
+  if (const char *Override = std::getenv("OMPDPU_PLUGIN_DIR"))
+    Lib = Override;
+  return Lib + "/emulated:" + Lib;
+}
+
+std::string serverExe() {
+  if (const char *Override = std::getenv("OMPDPU_SERVER"))
+    return Override;
+  return selfDir() + "/ompdpu-server";
+}
+
+volatile sig_atomic_t ChildPid = 0;
+void forwardSignal(int Sig) {
+  if (ChildPid > 0)
+    kill(ChildPid, Sig);
+}
+
+int runProgram(char **Argv, const std::vector<int> &HostCores) {
+  pid_t Pid = fork();
+  if (Pid < 0) {
+    log(LogLevel::Error, "fork: %s", std::strerror(errno));
+    return 127;
+  }
+  if (Pid == 0) {
+    if (!HostCores.empty()) {
+      cpu_set_t Set;
+      CPU_ZERO(&Set);
+      for (int C : HostCores)
+        CPU_SET(C, &Set);
+      sched_setaffinity(0, sizeof(Set), &Set);
+    }
+    execvp(Argv[0], Argv);
+    log(LogLevel::Error, "cannot run '%s': %s", Argv[0], std::strerror(errno));
+    _exit(127);
+  }
+  ChildPid = Pid;
+  struct sigaction SA {};
+  SA.sa_handler = forwardSignal;
+  sigaction(SIGINT, &SA, nullptr);
+  sigaction(SIGTERM, &SA, nullptr);
+  sigaction(SIGHUP, &SA, nullptr);
+  int WStatus = 0;
+  while (waitpid(Pid, &WStatus, 0) < 0 && errno == EINTR) {
+  }
+  ChildPid = 0;
+  if (WIFSIGNALED(WStatus))
+    return 128 + WTERMSIG(WStatus);
+  return WEXITSTATUS(WStatus);
+}
+
+int cmdRun(int Argc, char **Argv) {
+  tools::EmulatorOptions EO;
+  EO.Count = 0;
+  std::string Devices;
+  bool HaveDevices = false;
+  int K = 0;
+  for (; K < Argc; ++K) {
+    std::string A = Argv[K];
+    auto Next = [&]() -> const char * {
+      return K + 1 < Argc ? Argv[++K] : nullptr;
+    };
+    if (A == "--") {
+      ++K;
+      break;
+    }
+    const char *V = nullptr;
+    if (A == "--emulate") {
+      V = Next();
+      EO.Count = V ? std::atoi(V) : 0;
+      if (EO.Count < 1 || EO.Count > 64) {
+        log(LogLevel::Error, "--emulate needs a count from 1 to 64");
+        return 2;
+      }
+    } else if (A == "--pin") {
+      EO.Pin = true;
+    } else if (A == "--cores-per-dpu") {
+      V = Next();
+      EO.CoresPerDpu = V ? std::atoi(V) : 0;
+      if (EO.CoresPerDpu < 1) {
+        log(LogLevel::Error, "--cores-per-dpu needs a positive count");
+        return 2;
+      }
+    } else if (A == "--memory") {
+      V = Next();
+      if (!V) {
+        log(LogLevel::Error, "--memory needs a size");
+        return 2;
+      }
+      EO.Memory = V;
+    } else if (A == "--devices") {
+      V = Next();
+      if (!V) {
+        log(LogLevel::Error, "--devices needs HOST:PORT[,HOST:PORT...]");
+        return 2;
+      }
+      Devices = V;
+      HaveDevices = true;
+    } else if (A == "--verbose") {
+      EO.Verbose = true;
+    } else if (!A.empty() && A[0] == '-') {
+      log(LogLevel::Error, "unknown option '%s'\n%s", A.c_str(), Usage);
+      return 2;
+    } else {
+      break; // the program (without "--")
+    }
+  }
+  if (K >= Argc) {
+    log(LogLevel::Error, "no program given\n%s", Usage);
+    return 2;
+  }
+  if (EO.Count && HaveDevices) {
+    log(LogLevel::Error, "--emulate and --devices exclude each other");
+    return 2;
+  }
+  if (HaveDevices) {
+    auto L = parseDeviceList(Devices);
+    if (!L) {
+      log(LogLevel::Error, "--devices: %s", L.status().message().c_str());
+      return 2;
+    }
+  }
+
+  std::vector<tools::EmulatedServer> Servers;
+  std::vector<int> HostCores;
+  if (EO.Count) {
+    auto S = tools::startEmulatedServers(serverExe(), EO, HostCores);
+    if (!S) {
+      log(LogLevel::Error, "%s", S.status().message().c_str());
+      return 127;
+    }
+    Servers = std::move(*S);
+    std::string Pids;
+    Devices.clear();
+    for (const auto &Srv : Servers) {
+      Devices += (Devices.empty() ? "" : ",") + Srv.Address;
+      Pids += (Pids.empty() ? "" : ",") + std::to_string(Srv.Pid);
+    }
+    setenv("OMPDPU_SERVER_PIDS", Pids.c_str(), 1);
+    HaveDevices = true;
+  }
+  if (HaveDevices)
+    setenv("OMPDPU_DEVICES", Devices.c_str(), 1);
+  const char *Old = std::getenv("LD_LIBRARY_PATH");
+  std::string Path = pluginPath() + (Old && *Old ? ":" + std::string(Old) : "");
+  setenv("LD_LIBRARY_PATH", Path.c_str(), 1);
+
+  int Rc = runProgram(Argv + K, HostCores);
+  tools::stopServers(Servers);
+  return Rc;
+}
+
+int cmdInfo(int Argc, char **Argv) {
+  for (int K = 0; K < Argc; ++K) {
+    if (!std::strcmp(Argv[K], "--devices") && K + 1 < Argc) {
+      setenv("OMPDPU_DEVICES", Argv[++K], 1);
+    } else {
+      log(LogLevel::Error, "unknown option '%s'\n%s", Argv[K], Usage);
+      return 2;
+    }
+  }
+  auto Cfg = loadClientConfig([](const char *N) { return std::getenv(N); });
+  if (!Cfg) {
+    log(LogLevel::Error, "configuration: %s", Cfg.status().message().c_str());
+    return 2;
+  }
+  std::printf("ompdpu devices (from %s)\n",
+              Cfg->DevicesFrom.empty() ? "nowhere: OMPDPU_DEVICES unset, no "
+                                         "config file"
+                                       : Cfg->DevicesFrom.c_str());
+  std::printf("timeouts: connect %.1f s, response %.1f s, heartbeat %.1f s, "
+              "kernel %s\n",
+              Cfg->ConnectTimeout, Cfg->ResponseTimeout,
+              Cfg->HeartbeatInterval,
+              Cfg->KernelTimeout > 0
+                  ? format("%.1f s", Cfg->KernelTimeout).c_str()
+                  : "none");
+  if (Cfg->Devices.empty()) {
+    std::printf("no devices configured: OpenMP target regions run on the "
+                "host\n");
+    return 0;
+  }
+  int Bad = 0;
+  for (size_t K = 0; K < Cfg->Devices.size(); ++K) {
+    const DeviceAddress &A = Cfg->Devices[K];
+    auto C = client::Connection::open(A, *Cfg);
+    if (!C) {
+      ++Bad;
+      std::printf("  device %zu  %-22s  unreachable: %s\n", K,
+                  A.text().c_str(), C.status().message().c_str());
+      continue;
+    }
+    const client::ServerInfo &I = (*C)->info();
+    std::printf("  device %zu  %-22s  ready  isa %s  %u cores  %.1f GiB  "
+                "host %s  protocol %u  plugin libomptarget.rtl.%s.so\n",
+                K, A.text().c_str(), I.Isa.c_str(), I.Cores,
+                I.Memory / double(1ull << 30), I.Hostname.c_str(), I.Version,
+                I.Isa.c_str());
+  }
+  return Bad ? 1 : 0;
+}
+
+} // namespace
+
+int main(int Argc, char **Argv) {
+  setLogPrefix("ompdpu");
+  if (Argc < 2 || !std::strcmp(Argv[1], "--help") ||
+      !std::strcmp(Argv[1], "-h") || !std::strcmp(Argv[1], "help")) {
+    std::fputs(Usage, Argc < 2 ? stderr : stdout);
+    return Argc < 2 ? 2 : 0;
+  }
+  std::string Cmd = Argv[1];
+  if (Cmd == "run")
+    return cmdRun(Argc - 2, Argv + 2);
+  if (Cmd == "info")
+    return cmdInfo(Argc - 2, Argv + 2);
+  if (Cmd == "version") {
+    std::printf("ompdpu 0.1.0 (protocol %u)\n", protocol::kVersion);
+    return 0;
+  }
+  log(LogLevel::Error, "unknown command '%s'\n%s", Cmd.c_str(), Usage);
+  return 2;
+}
