@@ -62,6 +62,18 @@ Expected<EntrySection> findEntrySection(const void *Image, size_t Size) {
   Elf *E = elf_memory(static_cast<char *>(const_cast<void *>(Image)), Size);
   if (!E)
     return Status::error(format("libelf cannot read image: %s", elf_errmsg(-1)));
+  GElf_Ehdr EH;
+  if (elf_kind(E) != ELF_K_ELF || !gelf_getehdr(E, &EH)) {
+    elf_end(E);
+    return Status::error(format("libelf cannot read image: %s", elf_errmsg(-1)));
+  }
+  // libelf trusts e_shoff; check that the section table lies in the image.
+  if (EH.e_shoff > Size ||
+      EH.e_shnum * uint64_t(EH.e_shentsize) > Size - EH.e_shoff) {
+    elf_end(E);
+    return Status::error("image is truncated or corrupt: its section header "
+                         "table lies outside the file");
+  }
   size_t StrIdx = 0;
   // An image without the section simply has no entries (empty images are
   // loaded for their constructors).

@@ -1,0 +1,108 @@
+// Client configuration and server command-line parsing.
+#include "common/config.h"
+#include "server/options.h"
+
+#include <cstdio>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <map>
+
+using namespace ompdpu;
+
+namespace {
+EnvLookup envOf(std::map<std::string, std::string> M) {
+  auto Shared = std::make_shared<std::map<std::string, std::string>>(M);
+  return [Shared](const char *N) -> const char * {
+    auto It = Shared->find(N);
+    return It == Shared->end() ? nullptr : It->second.c_str();
+  };
+}
+} // namespace
+
+TEST(Config, ParsesDeviceLists) {
+  auto L = parseDeviceList("127.0.0.1:18515, dpu-0:1,[::1]:9");
+  ASSERT_TRUE(L);
+  ASSERT_EQ(L->size(), 3u);
+  EXPECT_EQ((*L)[0].Host, "127.0.0.1");
+  EXPECT_EQ((*L)[0].Port, 18515);
+  EXPECT_EQ((*L)[1].text(), "dpu-0:1");
+  EXPECT_EQ((*L)[2].Host, "::1");
+  EXPECT_EQ((*L)[2].text(), "[::1]:9");
+}
+
+TEST(Config, RejectsBadDeviceLists) {
+  for (const char *Bad : {"host", "host:", ":80", "host:0", "host:65536",
+                          "host:12x", "a:1,,b:2", "::1:80", "[::1:80",
+                          "host:123456"})
+    EXPECT_FALSE(parseDeviceList(Bad)) << Bad;
+}
+
+TEST(Config, UnsetMeansNoDevices) {
+  auto C = loadClientConfig(envOf({{"HOME", "/nonexistent"}}));
+  ASSERT_TRUE(C);
+  EXPECT_TRUE(C->Devices.empty());
+}
+
+TEST(Config, EnvironmentWinsAndTimeoutsParse) {
+  auto C = loadClientConfig(envOf({{"OMPDPU_DEVICES", "a:1,b:2"},
+                                   {"OMPDPU_TIMEOUT", "2.5"},
+                                   {"OMPDPU_CONNECT_TIMEOUT", "1"}}));
+  ASSERT_TRUE(C);
+  EXPECT_EQ(C->Devices.size(), 2u);
+  EXPECT_DOUBLE_EQ(C->ResponseTimeout, 2.5);
+  EXPECT_DOUBLE_EQ(C->ConnectTimeout, 1.0);
+  EXPECT_FALSE(loadClientConfig(envOf({{"OMPDPU_TIMEOUT", "soon"}})));
+  EXPECT_FALSE(loadClientConfig(envOf({{"OMPDPU_TIMEOUT", "-1"}})));
+  EXPECT_FALSE(loadClientConfig(envOf({{"OMPDPU_DEVICES", "nope"}})));
+}
+
+TEST(Config, ReadsConfigFile) {
+  std::string Path = ::testing::TempDir() + "/ompdpu-devices";
+  {
+    std::ofstream F(Path);
+    F << "# BlueField-2 cards\n dpu0:18515  # first\n\n10.0.0.2:18515\n";
+  }
+  auto C = loadClientConfig(envOf({{"OMPDPU_CONFIG", Path}}));
+  ASSERT_TRUE(C);
+  ASSERT_EQ(C->Devices.size(), 2u);
+  EXPECT_EQ(C->Devices[0].Host, "dpu0");
+  EXPECT_EQ(C->DevicesFrom, Path);
+  {
+    std::ofstream F(Path);
+    F << "dpu0:18515\nbroken line\n";
+  }
+  auto Bad = loadClientConfig(envOf({{"OMPDPU_CONFIG", Path}}));
+  ASSERT_FALSE(Bad);
+  EXPECT_NE(Bad.status().message().find("line 2"), std::string::npos);
+  EXPECT_FALSE(loadClientConfig(envOf({{"OMPDPU_CONFIG", "/nonexistent"}})));
+  std::remove(Path.c_str());
+}
+
+TEST(ServerOptions, CoreListsAndSizes) {
+  auto L = server::parseCoreList("0-2,5,2");
+  ASSERT_TRUE(L);
+  EXPECT_EQ(*L, (std::vector<int>{0, 1, 2, 5}));
+  EXPECT_FALSE(server::parseCoreList("3-1"));
+  EXPECT_FALSE(server::parseCoreList("a"));
+  EXPECT_FALSE(server::parseCoreList(""));
+  EXPECT_EQ(*server::parseByteSize("512M"), 512ull << 20);
+  EXPECT_EQ(*server::parseByteSize("8G"), 8ull << 30);
+  EXPECT_EQ(*server::parseByteSize("4096"), 4096u);
+  EXPECT_FALSE(server::parseByteSize("0"));
+  EXPECT_FALSE(server::parseByteSize("12X"));
+  EXPECT_FALSE(server::parseByteSize("99999999999999G"));
+}
+
+TEST(ServerOptions, CommandLine) {
+  const char *Argv[] = {"ompdpu-server", "--listen", "127.0.0.1:0", "--cores",
+                        "1",             "--memory", "1G"};
+  auto O = server::parseServerOptions(7, const_cast<char **>(Argv));
+  ASSERT_TRUE(O);
+  EXPECT_EQ(O->Listen, "127.0.0.1:0");
+  EXPECT_EQ(O->Cores, std::vector<int>{1});
+  EXPECT_EQ(O->Memory, 1ull << 30);
+  const char *Bad[] = {"ompdpu-server", "--bogus"};
+  EXPECT_FALSE(server::parseServerOptions(2, const_cast<char **>(Bad)));
+  const char *Missing[] = {"ompdpu-server", "--listen"};
+  EXPECT_FALSE(server::parseServerOptions(2, const_cast<char **>(Missing)));
+}

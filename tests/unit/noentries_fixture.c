@@ -1,0 +1,1 @@
+int no_entries_here(void) { return 1; }

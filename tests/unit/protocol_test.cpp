@@ -1,0 +1,209 @@
+// Protocol frames: encode/decode round trips and rejection of bad input.
+#include "protocol/messages.h"
+
+#include <gtest/gtest.h>
+
+using namespace ompdpu::protocol;
+
+namespace {
+
+template <typename Body> Body roundTrip(MsgType T, const Body &In, Header &H) {
+  Header Out;
+  Out.Type = T;
+  Out.RequestId = 0x1122334455667788ull;
+  Out.Queue = 7;
+  Out.Seq = 42;
+  std::vector<uint8_t> F = frame(Out, In);
+  Reader R;
+  EXPECT_TRUE(parseFrame(F.data(), F.size(), H, R).ok());
+  Body Back;
+  EXPECT_TRUE(decodeBody(R, Back).ok());
+  return Back;
+}
+
+TEST(Protocol, HeaderFieldsSurvive) {
+  Header H;
+  Transfer T;
+  T.DevicePtr = 0xdeadbeef000;
+  T.Size = 1 << 30;
+  Transfer B = roundTrip(MsgType::Submit, T, H);
+  EXPECT_EQ(H.Type, MsgType::Submit);
+  EXPECT_EQ(H.RequestId, 0x1122334455667788ull);
+  EXPECT_EQ(H.Queue, 7u);
+  EXPECT_EQ(H.Seq, 42u);
+  EXPECT_EQ(B.DevicePtr, T.DevicePtr);
+  EXPECT_EQ(B.Size, T.Size);
+}
+
+TEST(Protocol, HelloAndReplyRoundTrip) {
+  Header H;
+  Hello Hi;
+  Hi.ClientName = "host pid 1";
+  Hi.Isa = "aarch64";
+  Hello B = roundTrip(MsgType::Hello, Hi, H);
+  EXPECT_EQ(B.ClientName, Hi.ClientName);
+  EXPECT_EQ(B.Isa, "aarch64");
+  HelloReply R;
+  R.Isa = "x86_64";
+  R.Cores = 8;
+  R.Memory = 16ull << 30;
+  R.Token = 99;
+  R.SessionAddress = {1, 2, 3, 250};
+  R.Hostname = "dpu0";
+  HelloReply RB = roundTrip(MsgType::HelloReply, R, H);
+  EXPECT_EQ(RB.Isa, R.Isa);
+  EXPECT_EQ(RB.Cores, 8u);
+  EXPECT_EQ(RB.Memory, R.Memory);
+  EXPECT_EQ(RB.Token, 99u);
+  EXPECT_EQ(RB.SessionAddress, R.SessionAddress);
+  EXPECT_EQ(RB.Hostname, "dpu0");
+}
+
+TEST(Protocol, RunCarriesArguments) {
+  Header H;
+  struct Run R;
+  R.Entry = 0x401000;
+  R.Teams = 4;
+  R.ThreadLimit = 8;
+  R.Args = {1, 2, 0xffffffffffffffffull};
+  struct Run B = roundTrip(MsgType::Run, R, H);
+  EXPECT_EQ(B.Entry, R.Entry);
+  EXPECT_EQ(B.Teams, 4);
+  EXPECT_EQ(B.Args, R.Args);
+}
+
+TEST(Protocol, ReplyAndExchangeRoundTrip) {
+  Header H;
+  Reply R;
+  R.Code = kErrNoMemory;
+  R.Value = 5;
+  R.Message = "out of device memory";
+  Reply B = roundTrip(MsgType::Reply, R, H);
+  EXPECT_EQ(B.Code, kErrNoMemory);
+  EXPECT_EQ(B.Message, R.Message);
+  ExchangeOut X;
+  X.SrcPtr = 1;
+  X.Size = 2;
+  X.DstPtr = 3;
+  X.DstToken = 4;
+  X.PeerAddress = {9, 9};
+  ExchangeOut XB = roundTrip(MsgType::ExchangeOut, X, H);
+  EXPECT_EQ(XB.PeerAddress, X.PeerAddress);
+  EXPECT_EQ(XB.DstToken, 4u);
+}
+
+TEST(Protocol, EntryTableRoundTrip) {
+  std::vector<EntryInfo> In = {{0x1000, 0, 0, "__omp_offloading_kernel"},
+                               {0x2000, 64, 0, "global_array"}};
+  std::vector<uint8_t> Bytes = encodeEntries(In);
+  std::vector<EntryInfo> Out;
+  ASSERT_TRUE(decodeEntries(Bytes.data(), Bytes.size(), Out).ok());
+  ASSERT_EQ(Out.size(), 2u);
+  EXPECT_EQ(Out[1].Name, "global_array");
+  EXPECT_EQ(Out[1].Size, 64u);
+  Bytes.pop_back();
+  EXPECT_FALSE(decodeEntries(Bytes.data(), Bytes.size(), Out).ok());
+}
+
+std::vector<uint8_t> validFrame() {
+  Header H;
+  H.Type = MsgType::Alloc;
+  Alloc A;
+  A.Size = 64;
+  return frame(H, A);
+}
+
+TEST(Protocol, RejectsTruncatedHeader) {
+  std::vector<uint8_t> F = validFrame();
+  Header H;
+  Reader R;
+  for (size_t Len = 0; Len < kHeaderSize; ++Len)
+    EXPECT_FALSE(parseFrame(F.data(), Len, H, R).ok()) << Len;
+  EXPECT_FALSE(parseFrame(nullptr, 100, H, R).ok());
+}
+
+TEST(Protocol, RejectsTruncatedOrPaddedBody) {
+  std::vector<uint8_t> F = validFrame();
+  Header H;
+  Reader R;
+  // Body length no longer matches the header.
+  EXPECT_FALSE(parseFrame(F.data(), F.size() - 1, H, R).ok());
+  F.push_back(0);
+  EXPECT_FALSE(parseFrame(F.data(), F.size(), H, R).ok());
+}
+
+TEST(Protocol, RejectsBadMagicVersionAndType) {
+  Header H;
+  Reader R;
+  std::vector<uint8_t> F = validFrame();
+  F[0] ^= 0xff;
+  EXPECT_FALSE(parseFrame(F.data(), F.size(), H, R).ok());
+  F = validFrame();
+  F[4] = 99; // version
+  EXPECT_FALSE(parseFrame(F.data(), F.size(), H, R).ok());
+  F = validFrame();
+  F[6] = 0xee; // type
+  EXPECT_FALSE(parseFrame(F.data(), F.size(), H, R).ok());
+  F = validFrame();
+  F[6] = 0; // type 0 is not a message
+  EXPECT_FALSE(parseFrame(F.data(), F.size(), H, R).ok());
+}
+
+TEST(Protocol, BodyOfWrongShapeIsRejected) {
+  // A Free body (8 bytes) decoded as Alloc (12 bytes) must fail, and an
+  // Alloc body decoded as Free must fail for leftover bytes.
+  Header H;
+  H.Type = MsgType::Free;
+  Free Fr;
+  std::vector<uint8_t> F = frame(H, Fr);
+  Reader R;
+  ASSERT_TRUE(parseFrame(F.data(), F.size(), H, R).ok());
+  Alloc A;
+  EXPECT_FALSE(decodeBody(R, A).ok());
+  F = validFrame();
+  ASSERT_TRUE(parseFrame(F.data(), F.size(), H, R).ok());
+  Free Fr2;
+  EXPECT_FALSE(decodeBody(R, Fr2).ok());
+}
+
+TEST(Protocol, HugeCountsAreRejectedWithoutAllocating) {
+  // A Run claiming 2^32-1 arguments in a 20-byte body.
+  Writer W;
+  W.put<uint64_t>(1);
+  W.put<int32_t>(1);
+  W.put<int32_t>(1);
+  W.put<uint32_t>(0xffffffffu);
+  Reader R(W.bytes().data(), W.bytes().size());
+  struct Run Rn;
+  EXPECT_FALSE(decodeBody(R, Rn).ok());
+  // A string claiming more bytes than remain.
+  Writer S;
+  S.put<uint32_t>(1000);
+  S.put<uint8_t>('x');
+  Reader RS(S.bytes().data(), S.bytes().size());
+  std::string Str;
+  EXPECT_FALSE(RS.getString(Str));
+  std::vector<uint8_t> Entries = {0xff, 0xff, 0xff, 0xff};
+  std::vector<EntryInfo> Out;
+  EXPECT_FALSE(decodeEntries(Entries.data(), Entries.size(), Out).ok());
+}
+
+TEST(Protocol, FuzzedFramesNeverCrash) {
+  // Random mutations of valid frames: parse must fail or succeed cleanly.
+  std::vector<uint8_t> Base = validFrame();
+  uint32_t Seed = 12345;
+  for (int Iter = 0; Iter < 20000; ++Iter) {
+    std::vector<uint8_t> F = Base;
+    Seed = Seed * 1103515245 + 12345;
+    F[Seed % F.size()] = static_cast<uint8_t>(Seed >> 16);
+    size_t Len = (Seed >> 8) % (F.size() + 1);
+    Header H;
+    Reader R;
+    if (parseFrame(F.data(), Len, H, R).ok()) {
+      Alloc A;
+      (void)decodeBody(R, A);
+    }
+  }
+}
+
+} // namespace
