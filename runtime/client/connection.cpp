@@ -144,11 +144,15 @@ Connection::~Connection() {
 template <typename Body>
 Ticket Connection::issue(MsgType Type, const Body &B, uint32_t Queue,
                          uint32_t Seq, const void *Data, uint64_t Len,
-                         bool ToSession, void *RetrieveDst) {
+                         bool ToSession, void *RetrieveDst,
+                         uint64_t RetrieveLen) {
+  // Everything the reply handler reads is set before the request leaves:
+  // another thread may receive the reply before issue() returns.
   auto T = std::make_shared<PendingOp>();
   T->Type = Type;
   T->Issued = Clock::now();
   T->RetrieveDst = RetrieveDst;
+  T->RetrieveLen = RetrieveLen;
   std::lock_guard<std::mutex> L(M);
   if (Failed) {
     T->Result = FailStatus;
@@ -204,9 +208,7 @@ Ticket Connection::retrieve(void *Dst, uint64_t Src, uint64_t Size,
   Transfer X;
   X.DevicePtr = Src;
   X.Size = Size;
-  Ticket T = issue(MsgType::Retrieve, X, Queue, Seq, nullptr, 0, true, Dst);
-  T->RetrieveLen = Size;
-  return T;
+  return issue(MsgType::Retrieve, X, Queue, Seq, nullptr, 0, true, Dst, Size);
 }
 
 Ticket Connection::loadImage(const void *Image, uint64_t Size) {

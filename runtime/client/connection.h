@@ -99,7 +99,7 @@ private:
   template <typename Body>
   Ticket issue(protocol::MsgType Type, const Body &B, uint32_t Queue,
                uint32_t Seq, const void *Data, uint64_t Len, bool ToSession,
-               void *RetrieveDst = nullptr);
+               void *RetrieveDst = nullptr, uint64_t RetrieveLen = 0);
   bool onMessage(const uint8_t *Ctrl, size_t Len,
                  const transport::BulkData &Data);
   void completeOp(const Ticket &T, const Status &S);

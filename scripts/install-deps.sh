@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Install every Debian package ompdpu needs to build, test and benchmark.
+# Idempotent: does nothing (quickly) when everything is present.
+set -euo pipefail
+
+PACKAGES=(
+  # toolchain: Debian's LLVM 14 is the OpenMP offload compiler
+  clang-14 lld-14 libomp-14-dev libomp-dev llvm-14-tools cmake ninja-build
+  pkg-config python3 python3-psutil
+  # the runtime's libraries
+  libucx-dev ucx-utils libffi-dev libelf-dev
+  # tests and benchmarks
+  libgtest-dev libgmock-dev libbenchmark-dev libopenblas-dev
+  openmpi-bin libopenmpi-dev
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+if ((${#missing[@]})); then
+  echo "install-deps: installing ${missing[*]}"
+  SUDO=""
+  [[ $(id -u) -eq 0 ]] || SUDO=sudo
+  # A stale or partly failing package index must not stop the install of
+  # packages the index already knows.
+  $SUDO apt-get update -qq || echo "install-deps: apt-get update reported errors; continuing"
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi

@@ -1,0 +1,290 @@
+// The server against bad input: a real ompdpu-server process, driven by the
+// protocol client and by raw frames. Every bad request must get a clear
+// error and leave the server serving.
+#include "client/connection.h"
+#include "common/log.h"
+#include "protocol/messages.h"
+#include "transport/transport.h"
+
+#include <chrono>
+#include <csignal>
+#include <cstring>
+#include <fcntl.h>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <iterator>
+#include <poll.h>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+
+using namespace ompdpu;
+using namespace ompdpu::protocol;
+
+namespace {
+
+class ServerTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    int Fds[2];
+    ASSERT_EQ(pipe2(Fds, O_CLOEXEC), 0);
+    Pid = fork();
+    if (Pid == 0) {
+      dup2(Fds[1], 3);
+      execl(OMPDPU_SERVER_EXE, OMPDPU_SERVER_EXE, "--listen", "127.0.0.1:0",
+            "--ready-fd", "3", "--memory", "64M", nullptr);
+      _exit(127);
+    }
+    close(Fds[1]);
+    std::string Line;
+    char Buf[128];
+    pollfd P{Fds[0], POLLIN, 0};
+    while (Line.find('\n') == std::string::npos && poll(&P, 1, 10000) > 0) {
+      ssize_t N = read(Fds[0], Buf, sizeof(Buf));
+      if (N <= 0)
+        break;
+      Line.append(Buf, N);
+    }
+    close(Fds[0]);
+    ASSERT_EQ(Line.rfind("LISTENING 127.0.0.1:", 0), 0u) << Line;
+    Addr.Host = "127.0.0.1";
+    Addr.Port = static_cast<uint16_t>(std::stoi(Line.substr(20)));
+    Cfg.ConnectTimeout = 5;
+    Cfg.ResponseTimeout = 10;
+  }
+  void TearDown() override {
+    if (Pid > 0) {
+      kill(Pid, SIGTERM);
+      waitpid(Pid, nullptr, 0);
+    }
+  }
+  std::unique_ptr<client::Connection> connect() {
+    auto C = client::Connection::open(Addr, Cfg);
+    EXPECT_TRUE(C) << C.status().message();
+    return C ? std::move(*C) : nullptr;
+  }
+  /// True while the supervisor process still runs.
+  bool serverAlive() { return waitpid(Pid, nullptr, WNOHANG) == 0; }
+
+  pid_t Pid = -1;
+  DeviceAddress Addr;
+  ClientConfig Cfg;
+};
+
+std::string errorOf(client::Connection &C, const client::Ticket &T) {
+  Status S = C.wait(T);
+  return S.ok() ? "" : S.message();
+}
+
+TEST_F(ServerTest, RoundTripSmallAndZeroCopySizes) {
+  auto C = connect();
+  ASSERT_TRUE(C);
+  EXPECT_FALSE(C->info().Isa.empty());
+  EXPECT_GE(C->info().Cores, 1u);
+  EXPECT_EQ(C->info().Memory, 64u << 20);
+  for (size_t Size : {size_t(1), size_t(100), size_t(8192), size_t(1 << 20),
+                      size_t(9 << 20)}) {
+    auto A = C->alloc(Size, 0);
+    ASSERT_TRUE(C->wait(A).ok());
+    std::vector<uint8_t> In(Size), Out(Size, 0);
+    for (size_t K = 0; K < Size; ++K)
+      In[K] = static_cast<uint8_t>(K * 131 + Size);
+    ASSERT_EQ(errorOf(*C, C->submit(A->Value, In.data(), Size, 0, 0)), "");
+    ASSERT_EQ(errorOf(*C, C->retrieve(Out.data(), A->Value, Size, 0, 0)), "");
+    EXPECT_EQ(In, Out) << Size;
+    EXPECT_EQ(errorOf(*C, C->free(A->Value)), "");
+  }
+}
+
+TEST_F(ServerTest, OutOfRangeRequestsAreErrors) {
+  auto C = connect();
+  ASSERT_TRUE(C);
+  auto A = C->alloc(64, 0);
+  ASSERT_TRUE(C->wait(A).ok());
+  std::vector<uint8_t> Buf(4096);
+  EXPECT: {
+    std::string E = errorOf(*C, C->submit(A->Value, Buf.data(), 128, 0, 0));
+    EXPECT_NE(E.find("runs past the end"), std::string::npos) << E;
+    E = errorOf(*C, C->retrieve(Buf.data(), A->Value + 4096, 8, 0, 0));
+    EXPECT_NE(E.find("not inside any live allocation"), std::string::npos) << E;
+    E = errorOf(*C, C->retrieve(Buf.data(), 16, 8, 0, 0));
+    EXPECT_NE(E.find("retrieve rejected"), std::string::npos) << E;
+    E = errorOf(*C, C->free(A->Value + 8));
+    EXPECT_NE(E.find("cannot free"), std::string::npos) << E;
+    E = errorOf(*C, C->run(0x1234, {1, 2}, 1, 1, 0, 0));
+    EXPECT_NE(E.find("not a kernel"), std::string::npos) << E;
+    E = errorOf(*C, C->alloc(1ull << 30, 0));
+    EXPECT_NE(E.find("out of device memory"), std::string::npos) << E;
+  }
+  // The session is still fine.
+  EXPECT_EQ(errorOf(*C, C->submit(A->Value, Buf.data(), 64, 0, 0)), "");
+  EXPECT_EQ(errorOf(*C, C->free(A->Value)), "");
+  EXPECT_NE(errorOf(*C, C->free(A->Value)), "") << "double free";
+}
+
+TEST_F(ServerTest, CorruptImagesAreLoadErrors) {
+  auto C = connect();
+  ASSERT_TRUE(C);
+  std::vector<uint8_t> Junk(5000, 0xab);
+  std::string E = errorOf(*C, C->loadImage(Junk.data(), Junk.size()));
+  EXPECT_NE(E.find("not an ELF file"), std::string::npos) << E;
+  // A real shared object with its section table overwritten.
+  std::ifstream F(OMPDPU_TEST_IMAGE, std::ios::binary);
+  std::vector<uint8_t> Img((std::istreambuf_iterator<char>(F)), {});
+  ASSERT_GT(Img.size(), 200u);
+  for (size_t K = 64; K < Img.size(); K += 7)
+    Img[K] ^= 0x5a;
+  uint64_t BadOff = Img.size() * 4;
+  std::memcpy(Img.data() + 0x28, &BadOff, 8);
+  E = errorOf(*C, C->loadImage(Img.data(), Img.size()));
+  EXPECT_NE(E, "");
+  // Still serving.
+  auto A = C->alloc(8, 0);
+  EXPECT_TRUE(C->wait(A).ok());
+}
+
+TEST_F(ServerTest, ProtocolVersionMismatchIsRefusedClearly) {
+  auto W = transport::Worker::create();
+  ASSERT_TRUE(W);
+  auto P = (*W)->connect({Addr.Host, Addr.Port});
+  ASSERT_TRUE(P);
+  std::string Answer;
+  (*W)->setHandler([&](const uint8_t *Ctrl, size_t Len,
+                       const transport::BulkData &, transport::Peer) {
+    Header H;
+    Reader R;
+    HelloReply Rep;
+    if (parseFrame(Ctrl, Len, H, R).ok() && decodeBody(R, Rep).ok())
+      Answer = format("%d %s", Rep.Code, Rep.Message.c_str());
+    return false;
+  });
+  Header H;
+  H.Type = MsgType::Hello;
+  H.RequestId = 1;
+  Hello Hi;
+  Hi.MinVersion = 90;
+  Hi.MaxVersion = 99;
+  (*W)->send(*P, frame(H, Hi), nullptr, 0, nullptr);
+  auto Deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (Answer.empty() && std::chrono::steady_clock::now() < Deadline)
+    (*W)->progress();
+  EXPECT_EQ(Answer, "5 protocol version mismatch: client speaks 90-99, "
+                    "server speaks 1");
+  (*W)->closePeer(*P);
+}
+
+TEST_F(ServerTest, MalformedFramesLeaveTheServerServing) {
+  {
+    auto W = transport::Worker::create();
+    ASSERT_TRUE(W);
+    auto P = (*W)->connect({Addr.Host, Addr.Port});
+    ASSERT_TRUE(P);
+    int Replies = 0;
+    (*W)->setHandler([&](const uint8_t *, size_t, const transport::BulkData &,
+                         transport::Peer) {
+      ++Replies;
+      return false;
+    });
+    std::vector<std::vector<uint8_t>> Bad = {
+        {1, 2, 3},
+        std::vector<uint8_t>(32, 0),
+        std::vector<uint8_t>(40, 0xff),
+    };
+    Header H;
+    H.Type = MsgType::Hello;
+    Hello Hi;
+    std::vector<uint8_t> Truncated = frame(H, Hi);
+    Truncated.resize(Truncated.size() - 3);
+    Bad.push_back(Truncated);
+    H.Type = MsgType::Run; // not a supervisor request
+    Bad.push_back(frame(H, Empty()));
+    for (auto &B : Bad)
+      (*W)->send(*P, B, "x", 1, nullptr);
+    auto Deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+    while (std::chrono::steady_clock::now() < Deadline && Replies < 2)
+      (*W)->progress();
+    EXPECT_GE(Replies, 2) << "requests with a valid header are answered";
+    (*W)->closePeer(*P);
+  }
+  EXPECT_TRUE(serverAlive());
+  auto C = connect();
+  ASSERT_TRUE(C);
+  auto A = C->alloc(16, 0);
+  EXPECT_TRUE(C->wait(A).ok());
+}
+
+TEST_F(ServerTest, ManyClientsAndThreadsAtOnce) {
+  std::vector<std::unique_ptr<client::Connection>> Conns;
+  for (int K = 0; K < 3; ++K)
+    Conns.push_back(connect());
+  std::vector<std::thread> Threads;
+  std::atomic<int> Failures{0};
+  for (int T = 0; T < 6; ++T)
+    Threads.emplace_back([&, T] {
+      client::Connection &C = *Conns[T % 3];
+      for (int I = 0; I < 200; ++I) {
+        uint64_t V = (uint64_t(T) << 32) | I, Back = 0;
+        auto A = C.alloc(8, 0);
+        Status S = C.wait(A);
+        if (S.ok())
+          S = C.wait(C.submit(A->Value, &V, 8, 0, 0));
+        if (S.ok())
+          S = C.wait(C.retrieve(&Back, A->Value, 8, 0, 0));
+        if (S.ok() && Back != V)
+          S = Status::error("read back a different value");
+        if (S.ok())
+          S = C.wait(C.free(A->Value));
+        if (!S.ok()) {
+          ++Failures;
+          ADD_FAILURE() << "thread " << T << " iteration " << I << ": "
+                        << S.message();
+        }
+      }
+    });
+  for (auto &T : Threads)
+    T.join();
+  EXPECT_EQ(Failures.load(), 0);
+}
+
+TEST_F(ServerTest, DeadServerIsReportedPromptly) {
+  auto C = connect();
+  ASSERT_TRUE(C);
+  kill(Pid, SIGKILL);
+  waitpid(Pid, nullptr, 0);
+  Pid = -1;
+  auto Start = std::chrono::steady_clock::now();
+  Status S;
+  for (int K = 0; K < 1000 && S.ok(); ++K)
+    S = C->wait(C->ping());
+  double Took = std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                              Start)
+                    .count();
+  ASSERT_FALSE(S.ok());
+  EXPECT_NE(S.message().find("connection lost"), std::string::npos)
+      << S.message();
+  EXPECT_LT(Took, 5.0);
+}
+
+TEST_F(ServerTest, FrozenServerTimesOut) {
+  Cfg.ResponseTimeout = 1.0;
+  Cfg.HeartbeatInterval = 0.2;
+  auto C = connect();
+  ASSERT_TRUE(C);
+  // Freeze the whole server (supervisor and sessions) without killing it.
+  std::vector<pid_t> All = {Pid};
+  std::ifstream Children(format("/proc/%d/task/%d/children", Pid, Pid));
+  for (pid_t Child; Children >> Child;)
+    All.push_back(Child);
+  ASSERT_GE(All.size(), 2u) << "the session process is a child";
+  for (pid_t P : All)
+    kill(P, SIGSTOP);
+  auto A = C->alloc(8, 0);
+  Status S = C->wait(A);
+  for (pid_t P : All)
+    kill(P, SIGCONT);
+  ASSERT_FALSE(S.ok());
+  EXPECT_NE(S.message().find("not responding"), std::string::npos)
+      << S.message();
+}
+
+} // namespace
