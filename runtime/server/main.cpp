@@ -16,6 +16,10 @@
 #include <csignal>
 #include <unistd.h>
 
+#ifdef OMPDPU_HAVE_MPI
+#include <mpi.h>
+#endif
+
 using namespace ompdpu;
 using namespace ompdpu::server;
 
@@ -54,6 +58,26 @@ int main(int Argc, char **Argv) {
       setenv("OMP_NUM_THREADS", std::to_string(S.Cores).c_str(), 1);
     setLogPrefix("ompdpu-server[session]");
     return runSession(S);
+  }
+  if (Opts->Mpi) {
+#ifdef OMPDPU_HAVE_MPI
+    // Kernels on several executor threads may call MPI at once.
+    int Provided = 0;
+    MPI_Init_thread(&Argc, &Argv, MPI_THREAD_MULTIPLE, &Provided);
+    if (Provided < MPI_THREAD_MULTIPLE)
+      log(LogLevel::Warning, "MPI provides thread level %d, not "
+          "MPI_THREAD_MULTIPLE: kernels must not call MPI concurrently",
+          Provided);
+    MPI_Comm_rank(MPI_COMM_WORLD, &Opts->MpiRank);
+    MPI_Comm_size(MPI_COMM_WORLD, &Opts->MpiSize);
+    setLogPrefix(format("ompdpu-server[rank %d]", Opts->MpiRank));
+    int Rc = runSupervisor(*Opts, "");
+    MPI_Finalize();
+    return Rc;
+#else
+    log(LogLevel::Error, "--mpi: this server was built without MPI");
+    return 2;
+#endif
   }
   char Self[PATH_MAX];
   ssize_t N = readlink("/proc/self/exe", Self, sizeof(Self) - 1);

@@ -22,7 +22,13 @@ const char *serverUsage() {
          "ready\n"
          "  --spin-us N         busy-poll this long before sleeping "
          "(default 20)\n"
-         "  --verbose           log every client and session\n";
+         "  --verbose           log every client and session\n"
+         "  --mpi               run as one MPI job (mpirun -np K ompdpu-server "
+         "--mpi ...):\n"
+         "                      rank r listens on PORT+r and runs kernels in "
+         "its own\n"
+         "                      process, where they may call MPI; one client at "
+         "a time\n";
 }
 
 static bool parseUnsigned(const std::string &S, unsigned long &V) {
@@ -119,12 +125,16 @@ Expected<ServerOptions> parseServerOptions(int Argc, char **Argv) {
       O.SpinMicros = static_cast<double>(N);
     } else if (A == "--verbose" || A == "-v") {
       O.Verbose = true;
+    } else if (A == "--mpi") {
+      O.Mpi = true;
     } else if (A == "--session") {
       O.Session = true;
     } else {
       return Status::error("unknown option '" + A + "'");
     }
   }
+  if (O.Mpi && O.Session)
+    return Status::error("--mpi and --session exclude each other");
   if (O.Session && O.ControlFd < 0)
     return Status::error("--session needs --control-fd");
   return O;

@@ -17,6 +17,10 @@ struct ServerOptions {
   int ReadyFd = -1;                     ///< --ready-fd N: write port there
   bool Verbose = false;                 ///< --verbose
   double SpinMicros = 20;               ///< --spin-us N
+  /// --mpi: the servers are one MPI job; rank r listens on PORT+r and runs
+  /// its client's kernels in its own (MPI) process, one client at a time.
+  bool Mpi = false;
+  int MpiRank = 0, MpiSize = 1;
   // Internal: run as a session process (started by the supervisor).
   bool Session = false;
   int ControlFd = -1;

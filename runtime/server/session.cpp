@@ -520,7 +520,7 @@ int Session::run() {
   auto LastActivity = Clock::now();
   const auto Spin = std::chrono::microseconds(
       static_cast<long>(Opts.SpinMicros));
-  while (!Stop) {
+  while (!Stop && !(Opts.ExternalStop && Opts.ExternalStop->load())) {
     unsigned N = W->progress();
     while (!Incoming.empty()) {
       Request R = std::move(Incoming.front());
@@ -551,6 +551,11 @@ int Session::run() {
 }
 
 } // namespace
+
+int runSessionInProcess(const SessionOptions &Opts) {
+  Session S(Opts);
+  return S.run();
+}
 
 int runSession(const SessionOptions &Opts) {
   installCrashReporter(Opts.ControlFd);

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 
 namespace ompdpu::server {
@@ -18,10 +19,17 @@ struct SessionOptions {
   uint64_t MemoryLimit = 0; ///< bytes of device memory this client may hold
   unsigned Cores = 1;       ///< cores kernels may use
   double SpinMicros = 20;   ///< busy-poll time before sleeping
+  /// In-process sessions (MPI mode): set by the supervisor to end the
+  /// session when its client is gone.
+  std::atomic<bool> *ExternalStop = nullptr;
 };
 
 /// Run the session until the client says Bye or goes away; returns the
 /// process exit code.
 int runSession(const SessionOptions &Opts);
+
+/// Run a session on the calling thread of the supervisor's own process (MPI
+/// mode: kernels must run in the MPI process); returns when it ends.
+int runSessionInProcess(const SessionOptions &Opts);
 
 } // namespace ompdpu::server

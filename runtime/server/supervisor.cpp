@@ -4,6 +4,7 @@
 #include "common/log.h"
 #include "protocol/messages.h"
 #include "server/image_loader.h"
+#include "server/session.h"
 #include "common/elf_image.h"
 #include "transport/transport.h"
 
@@ -14,6 +15,7 @@
 #include <fcntl.h>
 #include <map>
 #include <poll.h>
+#include <thread>
 #include <sys/random.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -51,6 +53,10 @@ struct ClientRec {
   int CtlFd = -1;
   std::string CtlBuf;
   bool Gone = false;
+  // MPI mode: the session runs on a thread of this process.
+  std::unique_ptr<std::thread> Thread;
+  std::unique_ptr<std::atomic<bool>> StopFlag;
+  std::unique_ptr<std::atomic<bool>> Finished;
 };
 
 class Supervisor {
@@ -63,6 +69,10 @@ private:
   bool onMessage(const uint8_t *Ctrl, size_t Len, const BulkData &D, Peer From);
   void onHello(Peer From, const Header &H, Reader &Body);
   Status spawnSession(ClientRec &C, uint64_t Token, std::vector<uint8_t> &Addr);
+  Status startInProcessSession(ClientRec &C, uint64_t Token,
+                               std::vector<uint8_t> &Addr, int Fds[2]);
+  Status readSessionAddress(ClientRec &C, std::vector<uint8_t> &Addr);
+  void reapThreads();
   void reapChildren();
   void onSessionExit(pid_t Pid, int WStatus);
   void dropClient(Peer P, const char *Why);
@@ -187,6 +197,8 @@ Status Supervisor::spawnSession(ClientRec &C, uint64_t Token,
   int Fds[2];
   if (pipe2(Fds, O_CLOEXEC) != 0)
     return Status::error(format("pipe: %s", std::strerror(errno)));
+  if (Opts.Mpi)
+    return startInProcessSession(C, Token, Addr, Fds);
   pid_t Pid = fork();
   if (Pid < 0) {
     close(Fds[0]);
@@ -213,6 +225,43 @@ Status Supervisor::spawnSession(ClientRec &C, uint64_t Token,
   C.Pid = Pid;
   C.CtlFd = Fds[0];
   Sessions[Pid] = C.Ep;
+  return readSessionAddress(C, Addr);
+}
+
+Status Supervisor::startInProcessSession(ClientRec &C, uint64_t Token,
+                                         std::vector<uint8_t> &Addr,
+                                         int Fds[2]) {
+  for (auto &[P, Other] : Clients)
+    if (&Other != &C && Other.Thread) {
+      close(Fds[0]);
+      close(Fds[1]);
+      return Status::error(format("this server (MPI rank %d) is busy with "
+                                  "another client",
+                                  Opts.MpiRank));
+    }
+  C.CtlFd = Fds[0];
+  C.StopFlag = std::make_unique<std::atomic<bool>>(false);
+  C.Finished = std::make_unique<std::atomic<bool>>(false);
+  SessionOptions SO;
+  SO.ControlFd = Fds[1];
+  SO.Token = Token;
+  SO.MemoryLimit = Opts.Memory;
+  SO.Cores = Cores;
+  SO.SpinMicros = Opts.SpinMicros;
+  SO.ExternalStop = C.StopFlag.get();
+  std::atomic<bool> *Finished = C.Finished.get();
+  C.Thread = std::make_unique<std::thread>([SO, Finished, WFd = Fds[1],
+                                            this] {
+    runSessionInProcess(SO);
+    close(WFd);
+    Finished->store(true);
+    W->signal();
+  });
+  return readSessionAddress(C, Addr);
+}
+
+Status Supervisor::readSessionAddress(ClientRec &C,
+                                      std::vector<uint8_t> &Addr) {
   // Wait (bounded) for the session's address line.
   auto Deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
   while (C.CtlBuf.find('\n') == std::string::npos) {
@@ -298,6 +347,19 @@ void Supervisor::onSessionExit(pid_t Pid, int WStatus) {
   W->send(C.Ep, frame(H, X), nullptr, 0, nullptr);
 }
 
+void Supervisor::reapThreads() {
+  for (auto &[P, C] : Clients)
+    if (C.Thread && C.Finished->load()) {
+      C.Thread->join();
+      C.Thread.reset();
+      if (C.CtlFd >= 0)
+        close(C.CtlFd);
+      C.CtlFd = -1;
+      if (Opts.Verbose)
+        log(LogLevel::Info, "client %u: session ended", C.Id);
+    }
+}
+
 void Supervisor::reapChildren() {
   for (;;) {
     int WStatus = 0;
@@ -319,6 +381,10 @@ void Supervisor::dropClient(Peer P, const char *Why) {
     // A session must not outlive its client.
     kill(C.Pid, SIGKILL);
     Sessions.erase(C.Pid);
+  }
+  if (C.Thread) {
+    C.StopFlag->store(true);
+    C.Thread->join(); // the session sees the flag within 100 ms
   }
   if (C.CtlFd >= 0)
     close(C.CtlFd);
@@ -346,6 +412,13 @@ int Supervisor::run() {
     log(LogLevel::Error, "--listen: %s", Addr.status().message().c_str());
     return 2;
   }
+  if (Opts.Mpi) {
+    if (Addr->Port == 0) {
+      log(LogLevel::Error, "--mpi needs a fixed base port in --listen");
+      return 2;
+    }
+    Addr->Port = static_cast<uint16_t>(Addr->Port + Opts.MpiRank);
+  }
   auto Port = W->listen(*Addr, [](Peer) {});
   if (!Port) {
     log(LogLevel::Error, "%s", Port.status().message().c_str());
@@ -361,7 +434,11 @@ int Supervisor::run() {
   signal(SIGPIPE, SIG_IGN);
 
   std::string Where = Addr->Host + ":" + std::to_string(*Port);
-  if (Opts.Verbose || Opts.ReadyFd < 0)
+  if (Opts.Mpi)
+    log(LogLevel::Note, "MPI rank %d of %d listening on %s (kernels run in "
+        "this process)", Opts.MpiRank, Opts.MpiSize, (Addr->Host + ":" +
+        std::to_string(*Port)).c_str());
+  else if (Opts.Verbose || Opts.ReadyFd < 0)
     log(LogLevel::Note, "listening on %s (%s, %u cores, %.1f GiB per client)",
       Where.c_str(), isaName(nativeMachine()), Cores,
       Opts.Memory / double(1ull << 30));
@@ -375,6 +452,7 @@ int Supervisor::run() {
   while (!StopRequested) {
     unsigned N = W->progress();
     reapChildren();
+    reapThreads();
     for (auto &[P, C] : Clients)
       readControl(C);
     if (N)
@@ -387,9 +465,14 @@ int Supervisor::run() {
     while (read(SignalPipe[0], Drain, sizeof(Drain)) > 0) {
     }
   }
-  for (auto &[P, C] : Clients)
+  for (auto &[P, C] : Clients) {
     if (C.Pid > 0)
       kill(C.Pid, SIGKILL);
+    if (C.Thread) {
+      C.StopFlag->store(true);
+      C.Thread->join();
+    }
+  }
   while (waitpid(-1, nullptr, WNOHANG) > 0) {
   }
   if (Opts.Verbose)

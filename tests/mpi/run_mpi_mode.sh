@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# ctest driver: start two ompdpu-server ranks as one MPI job, run
+# halo_ring.c against them with offloading mandatory, check its output.
+set -euo pipefail
+BIN=$1 LIB=$2 INC=$3 SRC=$4 WORK=$5
+mkdir -p "$WORK"
+MPI_INC=$(pkg-config --cflags-only-I ompi-c 2>/dev/null || echo -I/usr/lib/x86_64-linux-gnu/openmpi/include)
+MPI_LIBS=$(pkg-config --libs ompi-c 2>/dev/null || echo -lmpi)
+clang-14 -O1 -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu -I"$INC" $MPI_INC \
+  "$SRC/halo_ring.c" -o "$WORK/halo_ring" -L"$LIB" -lompdpu_mpi $MPI_LIBS
+PORT=$((20000 + RANDOM % 20000))
+mpirun --allow-run-as-root --oversubscribe --mca pml ob1 --mca btl self,vader \
+  -np 2 "$BIN/ompdpu-server" --mpi --listen 127.0.0.1:$PORT >"$WORK/servers.log" 2>&1 &
+MPIRUN=$!
+trap 'kill $MPIRUN 2>/dev/null || true; wait $MPIRUN 2>/dev/null || true' EXIT
+DEVICES=127.0.0.1:$PORT,127.0.0.1:$((PORT + 1))
+for _ in $(seq 100); do
+  if grep -q "rank 1 of 2 listening" "$WORK/servers.log" && grep -q "rank 0 of 2 listening" "$WORK/servers.log"; then break; fi
+  sleep 0.1
+done
+OUT=$(OMP_TARGET_OFFLOAD=mandatory timeout 60 "$BIN/ompdpu" run --devices "$DEVICES" -- "$WORK/halo_ring")
+echo "$OUT"
+grep -qx "ranks: 0 1" <<<"$OUT"
+grep -qx "exchange: correct" <<<"$OUT"
+grep -qx "on-server: 1" <<<"$OUT"
+echo "mpi mode: passed"
