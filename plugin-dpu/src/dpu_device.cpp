@@ -10,6 +10,17 @@ namespace ompdpu::plugin {
 
 using client::Ticket;
 
+DpuDevice::DpuDevice(int32_t Index, std::unique_ptr<client::Connection> C)
+    : Index(Index), Conn(std::move(C)),
+      Pool(
+          [this](uint64_t Size) -> Expected<uint64_t> {
+            Ticket T = Conn->alloc(Size, abi::TARGET_ALLOC_DEFAULT);
+            if (Status S = Conn->wait(T); !S.ok())
+              return S;
+            return T->Value;
+          },
+          [this](uint64_t Ptr) { return Conn->wait(Conn->free(Ptr)); }) {}
+
 std::string DpuDevice::name() const {
   return format("device %d (%s)", Index, Conn->address().text().c_str());
 }
@@ -32,11 +43,30 @@ AsyncQueue *DpuDevice::queueOf(__tgt_async_info *Async) {
   return static_cast<AsyncQueue *>(Async->Queue);
 }
 
+/// Submits up to this size are coalesced within a queue.
+constexpr int64_t kCoalesceMax = 4096;
+/// A coalesced message is sent once it holds this many bytes.
+constexpr size_t kCoalesceFlush = 64 * 1024;
+
+void DpuDevice::flushCoalesced(AsyncQueue &Q) {
+  if (Q.Coalesced.Pieces.empty())
+    return;
+  auto Bytes =
+      std::make_shared<std::vector<uint8_t>>(std::move(Q.CoalescedBytes));
+  Ticket T = Conn->submitV(Q.Coalesced, Bytes->data(), Bytes->size(), Q.Id,
+                           Q.NextSeq++);
+  Q.InFlight.push_back(T);
+  Q.KeepAlive.push_back(std::move(Bytes));
+  Q.Coalesced.Pieces.clear();
+  Q.CoalescedBytes.clear();
+}
+
 template <typename IssueFn>
 Status DpuDevice::perform(__tgt_async_info *Async, IssueFn F) {
   if (!Async)
     return Conn->wait(F(0u, 0u));
   AsyncQueue *Q = queueOf(Async);
+  flushCoalesced(*Q);
   Ticket T = F(Q->Id, Q->NextSeq++);
   Q->InFlight.push_back(T);
   // Fail fast when the operation could not even be sent.
@@ -88,21 +118,32 @@ Expected<void *> DpuDevice::alloc(int64_t Size, int32_t Kind) {
                          "memory is not addressable from the host");
   if (Size < 0)
     return Status::error(format("negative allocation size %ld", (long)Size));
-  Ticket T = Conn->alloc(static_cast<uint64_t>(Size), Kind);
-  if (Status S = Conn->wait(T); !S.ok())
-    return S.withContext(format("cannot allocate %ld bytes", (long)Size));
-  return reinterpret_cast<void *>(T->Value);
+  auto P = Pool.allocate(static_cast<uint64_t>(Size));
+  if (!P)
+    return P.status().withContext(
+        format("cannot allocate %ld bytes", (long)Size));
+  return reinterpret_cast<void *>(*P);
 }
 
 Status DpuDevice::free(void *Ptr) {
-  Ticket T = Conn->free(reinterpret_cast<uint64_t>(Ptr));
-  return Conn->wait(T);
+  return Pool.release(reinterpret_cast<uint64_t>(Ptr));
 }
 
 Status DpuDevice::submit(void *Dst, const void *Src, int64_t Size,
                          __tgt_async_info *Async) {
   if (Size < 0)
     return Status::error("negative transfer size");
+  if (Async && Size <= kCoalesceMax) {
+    // Copying a few bytes is cheaper than a message of their own.
+    AsyncQueue *Q = queueOf(Async);
+    Q->Coalesced.Pieces.push_back({reinterpret_cast<uint64_t>(Dst),
+                                   static_cast<uint64_t>(Size)});
+    const auto *B = static_cast<const uint8_t *>(Src);
+    Q->CoalescedBytes.insert(Q->CoalescedBytes.end(), B, B + Size);
+    if (Q->CoalescedBytes.size() >= kCoalesceFlush)
+      flushCoalesced(*Q);
+    return Status();
+  }
   return perform(Async, [&](uint32_t Q, uint32_t Seq) {
     return Conn->submit(reinterpret_cast<uint64_t>(Dst), Src, Size, Q, Seq);
   });
@@ -144,6 +185,7 @@ Status DpuDevice::synchronize(__tgt_async_info *Async) {
   auto *Q = static_cast<AsyncQueue *>(Async->Queue);
   if (!Q)
     return Status();
+  flushCoalesced(*Q);
   Status First;
   for (const Ticket &T : Q->InFlight) {
     Status S = Conn->wait(T);
@@ -151,6 +193,7 @@ Status DpuDevice::synchronize(__tgt_async_info *Async) {
       First = S;
   }
   Q->InFlight.clear();
+  Q->KeepAlive.clear();
   Async->Queue = nullptr;
   std::lock_guard<std::mutex> L(M);
   FreeQueues.emplace_back(Q);
@@ -159,8 +202,11 @@ Status DpuDevice::synchronize(__tgt_async_info *Async) {
 
 Status DpuDevice::recordEvent(Event *E, __tgt_async_info *Async) {
   E->Before.clear();
-  if (Async && Async->Queue)
-    E->Before = static_cast<AsyncQueue *>(Async->Queue)->InFlight;
+  if (Async && Async->Queue) {
+    auto *Q = static_cast<AsyncQueue *>(Async->Queue);
+    flushCoalesced(*Q);
+    E->Before = Q->InFlight;
+  }
   return Status();
 }
 

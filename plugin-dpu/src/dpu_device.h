@@ -8,6 +8,7 @@
 #pragma once
 
 #include "client/connection.h"
+#include "memory_pool.h"
 #include "omptarget_abi.h"
 
 #include <list>
@@ -23,6 +24,12 @@ struct AsyncQueue {
   uint32_t Id = 0;
   uint32_t NextSeq = 0;
   std::vector<client::Ticket> InFlight;
+  /// Small submits not sent yet: they leave together, in one message, just
+  /// before the next operation of the queue (usually the launch).
+  protocol::SubmitV Coalesced;
+  std::vector<uint8_t> CoalescedBytes;
+  /// Buffers that in-flight operations still read.
+  std::vector<std::shared_ptr<std::vector<uint8_t>>> KeepAlive;
 };
 
 /// A recorded point in a queue: the operations issued before it.
@@ -33,8 +40,7 @@ struct Event {
 /// One DPU server seen as an OpenMP device.
 class DpuDevice {
 public:
-  DpuDevice(int32_t Index, std::unique_ptr<client::Connection> C)
-      : Index(Index), Conn(std::move(C)) {}
+  DpuDevice(int32_t Index, std::unique_ptr<client::Connection> C);
 
   /// "device 0 (127.0.0.1:18515)", the prefix of every message.
   std::string name() const;
@@ -65,11 +71,14 @@ public:
 
 private:
   AsyncQueue *queueOf(__tgt_async_info *Async);
+  /// Send the queue's coalesced submits, if any.
+  void flushCoalesced(AsyncQueue &Q);
   /// Issue through a queue (Async set) or synchronously (Async null).
   template <typename IssueFn> Status perform(__tgt_async_info *Async, IssueFn F);
 
   int32_t Index;
   std::unique_ptr<client::Connection> Conn;
+  DeviceMemoryPool Pool;
   std::mutex M; // guards the members below
   uint32_t NextQueueId = 1;
   std::vector<std::unique_ptr<AsyncQueue>> FreeQueues;

@@ -9,6 +9,9 @@
 namespace ompdpu::client {
 
 using namespace protocol;
+
+/// Transfers at least this big use the bulk endpoint (rendezvous sizes).
+constexpr uint64_t kBulkThreshold = 8192;
 using Clock = std::chrono::steady_clock;
 
 static double secondsSince(Clock::time_point T) {
@@ -109,7 +112,7 @@ Status Connection::handshake(const std::string &WantIsa) {
   SessionEp = *Ses;
   Attach At;
   At.Token = Info.Token;
-  Ticket A = issue(MsgType::Attach, At, 0, 0, nullptr, 0, true);
+  Ticket A = issue(MsgType::Attach, At, 0, 0, nullptr, 0, Lane::Session);
   Status S = wait(A);
   if (!S.ok())
     return S.withContext("cannot attach to session");
@@ -119,13 +122,13 @@ Status Connection::handshake(const std::string &WantIsa) {
 Connection::~Connection() {
   if (W && alive()) {
     // Orderly goodbye, bounded in time; failures here change nothing.
-    Ticket B = issue(MsgType::Bye, Empty(), 0, 0, nullptr, 0, true);
+    Ticket B = issue(MsgType::Bye, Empty(), 0, 0, nullptr, 0, Lane::Session);
     auto Deadline = Clock::now() + std::chrono::seconds(1);
     while (!B->Done.load() && Clock::now() < Deadline && alive()) {
       std::lock_guard<std::mutex> L(M);
       progressLocked();
     }
-    Ticket B2 = issue(MsgType::Bye, Empty(), 0, 0, nullptr, 0, false);
+    Ticket B2 = issue(MsgType::Bye, Empty(), 0, 0, nullptr, 0, Lane::Supervisor);
     while (!B2->Done.load() && Clock::now() < Deadline && alive()) {
       std::lock_guard<std::mutex> L(M);
       progressLocked();
@@ -135,6 +138,7 @@ Connection::~Connection() {
     std::lock_guard<std::mutex> L(M);
     Failed = true; // ignore the errors the closes below may report
     W->setPeerErrorHandler(nullptr);
+    W->closePeer(BulkEp);
     W->closePeer(SessionEp);
     W->closePeer(SupervisorEp);
   }
@@ -144,7 +148,7 @@ Connection::~Connection() {
 template <typename Body>
 Ticket Connection::issue(MsgType Type, const Body &B, uint32_t Queue,
                          uint32_t Seq, const void *Data, uint64_t Len,
-                         bool ToSession, void *RetrieveDst,
+                         Lane Via, void *RetrieveDst,
                          uint64_t RetrieveLen) {
   // Everything the reply handler reads is set before the request leaves:
   // another thread may receive the reply before issue() returns.
@@ -159,7 +163,9 @@ Ticket Connection::issue(MsgType Type, const Body &B, uint32_t Queue,
     T->Done = true;
     return T;
   }
-  void *To = ToSession ? SessionEp : SupervisorEp;
+  void *To = Via == Lane::Supervisor       ? SupervisorEp
+             : Via == Lane::Bulk && BulkEp ? BulkEp
+                                           : SessionEp;
   if (!To) {
     T->Result = Status::error("not connected");
     T->Done = true;
@@ -186,13 +192,13 @@ Ticket Connection::alloc(uint64_t Size, int32_t Kind) {
   Alloc A;
   A.Size = Size;
   A.Kind = Kind;
-  return issue(MsgType::Alloc, A, 0, 0, nullptr, 0, true);
+  return issue(MsgType::Alloc, A, 0, 0, nullptr, 0, Lane::Session);
 }
 
 Ticket Connection::free(uint64_t Ptr) {
   Free F;
   F.Ptr = Ptr;
-  return issue(MsgType::Free, F, 0, 0, nullptr, 0, true);
+  return issue(MsgType::Free, F, 0, 0, nullptr, 0, Lane::Session);
 }
 
 Ticket Connection::submit(uint64_t Dst, const void *Src, uint64_t Size,
@@ -200,7 +206,14 @@ Ticket Connection::submit(uint64_t Dst, const void *Src, uint64_t Size,
   Transfer X;
   X.DevicePtr = Dst;
   X.Size = Size;
-  return issue(MsgType::Submit, X, Queue, Seq, Src, Size, true);
+  return issue(MsgType::Submit, X, Queue, Seq, Src, Size,
+               Size >= kBulkThreshold ? Lane::Bulk : Lane::Session);
+}
+
+Ticket Connection::submitV(const SubmitV &Pieces, const void *Bytes,
+                           uint64_t Len, uint32_t Queue, uint32_t Seq) {
+  return issue(MsgType::SubmitV, Pieces, Queue, Seq, Bytes, Len,
+               Len >= kBulkThreshold ? Lane::Bulk : Lane::Session);
 }
 
 Ticket Connection::retrieve(void *Dst, uint64_t Src, uint64_t Size,
@@ -208,13 +221,14 @@ Ticket Connection::retrieve(void *Dst, uint64_t Src, uint64_t Size,
   Transfer X;
   X.DevicePtr = Src;
   X.Size = Size;
-  return issue(MsgType::Retrieve, X, Queue, Seq, nullptr, 0, true, Dst, Size);
+  return issue(MsgType::Retrieve, X, Queue, Seq, nullptr, 0,
+               Size >= kBulkThreshold ? Lane::Bulk : Lane::Session, Dst, Size);
 }
 
 Ticket Connection::loadImage(const void *Image, uint64_t Size) {
   LoadImage L;
   L.Size = Size;
-  return issue(MsgType::LoadImage, L, 0, 0, Image, Size, true);
+  return issue(MsgType::LoadImage, L, 0, 0, Image, Size, Lane::Bulk);
 }
 
 Ticket Connection::run(uint64_t Entry, std::vector<uint64_t> Args,
@@ -225,7 +239,7 @@ Ticket Connection::run(uint64_t Entry, std::vector<uint64_t> Args,
   R.Teams = Teams;
   R.ThreadLimit = ThreadLimit;
   R.Args = std::move(Args);
-  return issue(MsgType::Run, R, Queue, Seq, nullptr, 0, true);
+  return issue(MsgType::Run, R, Queue, Seq, nullptr, 0, Lane::Session);
 }
 
 Ticket Connection::exchange(uint64_t Src, uint64_t Size, const ServerInfo &Dst,
@@ -236,11 +250,12 @@ Ticket Connection::exchange(uint64_t Src, uint64_t Size, const ServerInfo &Dst,
   X.DstPtr = DstPtr;
   X.DstToken = Dst.Token;
   X.PeerAddress = Dst.SessionAddress;
-  return issue(MsgType::ExchangeOut, X, Queue, Seq, nullptr, 0, true);
+  return issue(MsgType::ExchangeOut, X, Queue, Seq, nullptr, 0,
+               Lane::Session);
 }
 
 Ticket Connection::ping() {
-  return issue(MsgType::Ping, Empty(), 0, 0, nullptr, 0, true);
+  return issue(MsgType::Ping, Empty(), 0, 0, nullptr, 0, Lane::Session);
 }
 
 void Connection::completeOp(const Ticket &T, const Status &S) {

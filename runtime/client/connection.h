@@ -73,6 +73,10 @@ public:
   /// the ticket completes.
   Ticket submit(uint64_t Dst, const void *Src, uint64_t Size, uint32_t Queue,
                 uint32_t Seq);
+  /// Several small host -> device copies in one message; Bytes holds the
+  /// pieces back to back and must stay valid until the ticket completes.
+  Ticket submitV(const protocol::SubmitV &Pieces, const void *Bytes,
+                 uint64_t Len, uint32_t Queue, uint32_t Seq);
   /// Copy Size bytes from device Src to host Dst (zero copy for large sizes).
   Ticket retrieve(void *Dst, uint64_t Src, uint64_t Size, uint32_t Queue,
                   uint32_t Seq);
@@ -96,9 +100,11 @@ public:
 
 private:
   Connection(const DeviceAddress &A, const ClientConfig &C);
+  /// Which endpoint a request travels on.
+  enum class Lane { Supervisor, Session, Bulk };
   template <typename Body>
   Ticket issue(protocol::MsgType Type, const Body &B, uint32_t Queue,
-               uint32_t Seq, const void *Data, uint64_t Len, bool ToSession,
+               uint32_t Seq, const void *Data, uint64_t Len, Lane L,
                void *RetrieveDst = nullptr, uint64_t RetrieveLen = 0);
   bool onMessage(const uint8_t *Ctrl, size_t Len,
                  const transport::BulkData &Data);
@@ -114,6 +120,10 @@ private:
   std::unique_ptr<transport::Worker> W;
   void *SupervisorEp = nullptr;
   void *SessionEp = nullptr;
+  /// Second endpoint to the session for large transfers: it may use
+  /// transports without peer-failure detection (cma: zero-copy between
+  /// processes); SessionEp watches over it.
+  void *BulkEp = nullptr;
 
   mutable std::mutex M; // guards the worker and everything below
   std::map<uint64_t, Ticket> Pending;

@@ -37,6 +37,8 @@ const char *typeName(MsgType T) {
     return "Bye";
   case MsgType::SessionExit:
     return "SessionExit";
+  case MsgType::SubmitV:
+    return "SubmitV";
   }
   return "Unknown";
 }
@@ -127,6 +129,32 @@ void Transfer::encode(Writer &W) const {
   W.put(Size);
 }
 bool Transfer::decode(Reader &R) { return R.get(DevicePtr) && R.get(Size); }
+
+void SubmitV::encode(Writer &W) const {
+  W.put(static_cast<uint32_t>(Pieces.size()));
+  for (const Piece &P : Pieces) {
+    W.put(P.DevicePtr);
+    W.put(P.Size);
+  }
+}
+bool SubmitV::decode(Reader &R) {
+  uint32_t N = 0;
+  if (!R.get(N) || N > R.remaining() / 16)
+    return false;
+  Pieces.resize(N);
+  for (Piece &P : Pieces)
+    R.get(P.DevicePtr), R.get(P.Size);
+  return R.ok();
+}
+uint64_t SubmitV::totalBytes() const {
+  uint64_t Sum = 0;
+  for (const Piece &P : Pieces) {
+    if (Sum + P.Size < Sum)
+      return ~0ull; // cannot match any real data length
+    Sum += P.Size;
+  }
+  return Sum;
+}
 
 void LoadImage::encode(Writer &W) const { W.put(Size); }
 bool LoadImage::decode(Reader &R) { return R.get(Size); }

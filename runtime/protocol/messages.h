@@ -46,7 +46,8 @@ enum class MsgType : uint16_t {
   Ping,          ///< liveness check; answered with an empty Reply
   Bye,           ///< orderly disconnect
   SessionExit,   ///< supervisor -> client: the session process ended
-  Last = SessionExit
+  SubmitV,       ///< several small host -> device copies in one message
+  Last = SubmitV
 };
 
 /// Printable name of a message type ("Submit").
@@ -134,6 +135,19 @@ struct Transfer {
   uint64_t Size = 0;
   void encode(Writer &W) const;
   bool decode(Reader &R);
+};
+
+/// Small submits coalesced: the bulk data is their bytes, back to back.
+struct SubmitV {
+  struct Piece {
+    uint64_t DevicePtr = 0;
+    uint64_t Size = 0;
+  };
+  std::vector<Piece> Pieces;
+  void encode(Writer &W) const;
+  bool decode(Reader &R);
+  /// Sum of the pieces' sizes (0 on overflow-free check failure: see cpp).
+  uint64_t totalBytes() const;
 };
 
 struct LoadImage {

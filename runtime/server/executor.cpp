@@ -1,7 +1,6 @@
 //===- executor.cpp - Run kernels on worker threads -----------------------===//
 #include "server/executor.h"
 
-#include "server/crash_report.h"
 
 #include <ffi.h>
 
@@ -20,44 +19,6 @@ void callKernel(uint64_t Entry, const std::vector<uint64_t> &Args) {
                    Types.data()) != FFI_OK)
     return;
   ffi_call(&Cif, reinterpret_cast<void (*)()>(Entry), nullptr, Values.data());
-}
-
-Executor::~Executor() {
-  {
-    std::lock_guard<std::mutex> L(M);
-    Stopping = true;
-  }
-  CV.notify_all();
-  for (std::thread &T : Threads)
-    T.join();
-}
-
-void Executor::submit(KernelJob Job) {
-  std::lock_guard<std::mutex> L(M);
-  Jobs.push_back(std::move(Job));
-  if (Idle == 0 && Threads.size() < MaxThreads)
-    Threads.emplace_back([this] { threadMain(); });
-  else
-    CV.notify_one();
-}
-
-void Executor::threadMain() {
-  std::unique_lock<std::mutex> L(M);
-  for (;;) {
-    ++Idle;
-    CV.wait(L, [this] { return Stopping || !Jobs.empty(); });
-    --Idle;
-    if (Jobs.empty())
-      return; // stopping
-    KernelJob Job = std::move(Jobs.front());
-    Jobs.pop_front();
-    L.unlock();
-    setCurrentKernel(Job.Name.c_str());
-    callKernel(Job.Entry, Job.Args);
-    setCurrentKernel(nullptr);
-    Job.Done();
-    L.lock();
-  }
 }
 
 } // namespace ompdpu::server

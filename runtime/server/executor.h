@@ -1,8 +1,7 @@
 //===- executor.h - Run kernels on worker threads -----------------*- C++ -*-===//
 //
-// Kernels run off the progress thread, so that the session keeps answering
-// (pings, transfers on other queues) while a long kernel runs. libomp serves
-// the parallel regions inside a kernel on the server's cores.
+// How a kernel is called. libomp serves the parallel regions inside a
+// kernel on the server's cores; the session decides on which thread.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -25,25 +24,6 @@ struct KernelJob {
   std::vector<uint64_t> Args;
   std::string Name;
   std::function<void()> Done;
-};
-
-/// A growing pool of threads that call kernels through libffi.
-class Executor {
-public:
-  explicit Executor(unsigned MaxThreads) : MaxThreads(MaxThreads) {}
-  ~Executor();
-  /// Queue a kernel; an idle thread takes it, or a new one is started.
-  void submit(KernelJob Job);
-
-private:
-  void threadMain();
-  unsigned MaxThreads;
-  std::mutex M;
-  std::condition_variable CV;
-  std::deque<KernelJob> Jobs;
-  std::vector<std::thread> Threads;
-  unsigned Idle = 0;
-  bool Stopping = false;
 };
 
 /// Call Entry with every argument passed as a pointer, as LLVM's host plugin

@@ -10,6 +10,8 @@
 #include "transport/transport.h"
 
 #include <chrono>
+#include <condition_variable>
+#include <thread>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -49,7 +51,7 @@ struct QueueState {
 
 class Session {
 public:
-  explicit Session(const SessionOptions &O) : Opts(O), Exec(16) {}
+  explicit Session(const SessionOptions &O) : Opts(O) {}
   int run();
 
 private:
@@ -76,22 +78,40 @@ private:
   void doFree(const Request &R);
   void doSubmit(const Request &R, bool FromPeer);
   void doRetrieve(const Request &R);
+  void doSubmitV(const Request &R);
   void doLoad(const Request &R);
   void doRun(const Request &R);
   void doExchange(const Request &R);
   void onPeerReply(const Header &H, Reader &Body);
   void onPeerError(Peer P, const Status &S);
   void runOnLoop(std::function<void()> F);
+  // Leader/followers: one thread at a time (the leader) runs the loop and
+  // owns all session state. A leader that picks up a kernel hands the loop
+  // to a follower and runs the kernel itself, so a kernel starts without a
+  // thread hand-off and the session keeps serving while it runs.
+  void threadMain(bool Original);
+  void lead();
+  bool stopRequested() const {
+    return Stop || (Opts.ExternalStop && Opts.ExternalStop->load());
+  }
+  void runKernel(KernelJob &Job);
 
   SessionOptions Opts;
   std::unique_ptr<transport::Worker> W;
-  Executor Exec;
+  std::deque<KernelJob> ReadyKernels;
+  static constexpr unsigned kMaxThreads = 16;
+  std::mutex FollowM; // guards the five members below
+  std::condition_variable FollowCV;
+  bool LeaderActive = false, LeaderWanted = false, Stopping = false;
+  unsigned IdleFollowers = 0;
+  std::vector<std::thread> Threads;
   AllocTable Table;
   std::vector<std::unique_ptr<LoadedImage>> Images;
   std::map<uint64_t, std::string> Kernels; // entry address -> name
   std::map<uint32_t, QueueState> Queues;
   std::deque<Request> Incoming;
-  Peer Client = nullptr;
+  /// The client's endpoints (control and bulk) that presented the token.
+  std::set<Peer> ClientPeers;
   bool Stop = false;
   // Session-to-session copies in flight, and endpoints to peer sessions.
   uint64_t NextPeerRequest = 1;
@@ -144,7 +164,7 @@ bool Session::onMessage(const uint8_t *Ctrl, size_t Len, const BulkData &Data,
 }
 
 void Session::dispatch(Request R) {
-  bool Trusted = R.From && R.From == Client;
+  bool Trusted = R.From && ClientPeers.count(R.From);
   switch (R.H.Type) {
   case MsgType::Attach: {
     Attach A;
@@ -153,7 +173,11 @@ void Session::dispatch(Request R) {
       R.H.Queue = 0;
       return fail(R, kErrNotFound, "wrong session token");
     }
-    Client = R.From;
+    if (ClientPeers.size() >= 4 && !ClientPeers.count(R.From)) {
+      R.H.Queue = 0;
+      return fail(R, kErrInvalid, "too many endpoints attached");
+    }
+    ClientPeers.insert(R.From);
     R.H.Queue = 0;
     return complete(R, Reply());
   }
@@ -238,6 +262,8 @@ void Session::start(Request R) {
     return doSubmit(R, false);
   case MsgType::Retrieve:
     return doRetrieve(R);
+  case MsgType::SubmitV:
+    return doSubmitV(R);
   case MsgType::LoadImage:
     return doLoad(R);
   case MsgType::Run:
@@ -334,6 +360,48 @@ void Session::doSubmit(const Request &R, bool FromPeer) {
              });
 }
 
+void Session::doSubmitV(const Request &R) {
+  SubmitV V;
+  Reader Rd(R.Body.data(), R.Body.size());
+  if (!decodeBody(Rd, V).ok())
+    return fail(R, kErrInvalid, "malformed SubmitV");
+  uint64_t Total = V.totalBytes();
+  if (Total != R.Data.Length)
+    return fail(R, kErrInvalid,
+                format("coalesced submit of %lu bytes carries %zu bytes",
+                       (unsigned long)Total, R.Data.Length));
+  // Check every piece before writing any.
+  for (const SubmitV::Piece &P : V.Pieces)
+    if (Status S = Table.check(P.DevicePtr, P.Size); !S.ok())
+      return fail(R, kErrInvalid, "submit rejected: " + S.message());
+  auto Scatter = [V](const uint8_t *Src) {
+    for (const SubmitV::Piece &P : V.Pieces) {
+      std::memcpy(reinterpret_cast<void *>(P.DevicePtr), Src, P.Size);
+      Src += P.Size;
+    }
+  };
+  if (!R.Data.Rendezvous) {
+    // Eager bytes: scatter straight from UCX's buffer.
+    if (Total)
+      Scatter(static_cast<const uint8_t *>(R.Data.Desc));
+    W->release(R.Data);
+    return complete(R, Reply());
+  }
+  auto Staging = std::make_shared<std::vector<uint8_t>>(Total);
+  Request Copy = R;
+  W->receive(R.Data, Staging->data(),
+             [this, Copy, Scatter, Staging](const Status &S) {
+               Reply Rep;
+               if (!S.ok()) {
+                 Rep.Code = kErrInternal;
+                 Rep.Message = S.message();
+               } else {
+                 Scatter(Staging->data());
+               }
+               complete(Copy, Rep);
+             });
+}
+
 void Session::doRetrieve(const Request &R) {
   Transfer T;
   Reader Rd(R.Body.data(), R.Body.size());
@@ -398,7 +466,7 @@ void Session::doRun(const Request &R) {
   Job.Name = K->second;
   Request Copy = R;
   Job.Done = [this, Copy] { runOnLoop([this, Copy] { complete(Copy, Reply()); }); };
-  Exec.submit(std::move(Job));
+  ReadyKernels.push_back(std::move(Job));
 }
 
 void Session::doExchange(const Request &R) {
@@ -463,7 +531,7 @@ void Session::onPeerReply(const Header &H, Reader &Body) {
 }
 
 void Session::onPeerError(Peer P, const Status &S) {
-  if (P == Client) {
+  if (ClientPeers.count(P)) {
     Stop = true;
     return;
   }
@@ -516,11 +584,64 @@ int Session::run() {
       static_cast<ssize_t>(Line.size()))
     return 1;
 
+  {
+    std::lock_guard<std::mutex> F(FollowM);
+    LeaderActive = true;
+  }
+  threadMain(/*Original=*/true);
+  // Every other thread has ended; let the last replies (the answer to Bye)
+  // leave before returning.
+  for (int K = 0; K < 100000 && W->inFlight(); ++K)
+    W->progress();
+  return 0;
+}
+
+void Session::runKernel(KernelJob &Job) {
+  setCurrentKernel(Job.Name.c_str());
+  callKernel(Job.Entry, Job.Args);
+  setCurrentKernel(nullptr);
+  Job.Done();
+}
+
+void Session::threadMain(bool Original) {
+  bool Leader = Original;
+  for (;;) {
+    if (Leader)
+      lead();
+    std::unique_lock<std::mutex> F(FollowM);
+    ++IdleFollowers;
+    FollowCV.wait(F, [&] { return Stopping || (LeaderWanted && !LeaderActive); });
+    --IdleFollowers;
+    if (Stopping)
+      break;
+    LeaderWanted = false;
+    LeaderActive = true;
+    Leader = true;
+  }
+  if (!Original)
+    return;
+  std::vector<std::thread> All;
+  {
+    std::lock_guard<std::mutex> F(FollowM);
+    All.swap(Threads);
+  }
+  for (std::thread &T : All)
+    T.join();
+}
+
+void Session::lead() {
   using Clock = std::chrono::steady_clock;
   auto LastActivity = Clock::now();
-  const auto Spin = std::chrono::microseconds(
-      static_cast<long>(Opts.SpinMicros));
-  while (!Stop && !(Opts.ExternalStop && Opts.ExternalStop->load())) {
+  const auto Spin =
+      std::chrono::microseconds(static_cast<long>(Opts.SpinMicros));
+  for (;;) {
+    if (stopRequested()) {
+      std::lock_guard<std::mutex> F(FollowM);
+      Stopping = true;
+      LeaderActive = false;
+      FollowCV.notify_all();
+      return;
+    }
     unsigned N = W->progress();
     while (!Incoming.empty()) {
       Request R = std::move(Incoming.front());
@@ -533,9 +654,30 @@ int Session::run() {
       std::lock_guard<std::mutex> L(DoneM);
       Done.swap(DoneQueue);
     }
-    for (auto &F : Done)
-      F();
+    for (auto &Fn : Done)
+      Fn();
     N += Done.size();
+    if (!ReadyKernels.empty()) {
+      KernelJob Job = std::move(ReadyKernels.front());
+      ReadyKernels.pop_front();
+      {
+        std::lock_guard<std::mutex> F(FollowM);
+        LeaderActive = false;
+        LeaderWanted = true;
+        if (IdleFollowers == 0 && Threads.size() + 1 < kMaxThreads)
+          Threads.emplace_back([this] { threadMain(false); });
+        FollowCV.notify_one();
+      }
+      runKernel(Job);
+      std::lock_guard<std::mutex> F(FollowM);
+      if (LeaderActive || Stopping)
+        return; // another thread leads now: become a follower
+      // Nobody took over while the kernel ran (short kernel): keep leading.
+      LeaderWanted = false;
+      LeaderActive = true;
+      LastActivity = Clock::now();
+      continue;
+    }
     if (N) {
       LastActivity = Clock::now();
       continue;
@@ -544,10 +686,6 @@ int Session::run() {
       continue;
     W->wait(100);
   }
-  // Let the last replies (the answer to Bye) leave before exiting.
-  for (int K = 0; K < 100000 && W->inFlight(); ++K)
-    W->progress();
-  return 0;
 }
 
 } // namespace

@@ -72,8 +72,12 @@ public:
                             std::function<void(Peer)> OnAccept);
   /// Connect to a listener. Failures arrive later through the error handler.
   Expected<Peer> connect(const SockAddress &Addr);
-  /// Connect to a worker by its packed address.
-  Expected<Peer> connectToWorker(const std::vector<uint8_t> &Address);
+  /// Connect to a worker by its packed address. Without DetectPeerFailure
+  /// UCX may use transports that cannot report a dead peer (on one host:
+  /// cma, the zero-copy shared-memory path); use such endpoints only beside
+  /// one that detects failures.
+  Expected<Peer> connectToWorker(const std::vector<uint8_t> &Address,
+                                 bool DetectPeerFailure = true);
   /// This worker's packed address.
   std::vector<uint8_t> address() const;
   /// Close a peer without waiting for outstanding operations.

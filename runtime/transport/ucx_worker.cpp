@@ -203,10 +203,12 @@ Expected<uint16_t> Worker::listen(const SockAddress &Addr,
   return ntohs(reinterpret_cast<sockaddr_in *>(&A.sockaddr)->sin_port);
 }
 
-static void fillErrorHandling(ucp_ep_params_t &EP, Worker *Self) {
+static void fillErrorHandling(ucp_ep_params_t &EP, Worker *Self,
+                              bool DetectPeerFailure = true) {
   EP.field_mask |= UCP_EP_PARAM_FIELD_ERR_HANDLER |
                    UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE;
-  EP.err_mode = UCP_ERR_HANDLING_MODE_PEER;
+  EP.err_mode = DetectPeerFailure ? UCP_ERR_HANDLING_MODE_PEER
+                                  : UCP_ERR_HANDLING_MODE_NONE;
   EP.err_handler.cb = WorkerCallbacks::onPeerError;
   EP.err_handler.arg = Self;
 }
@@ -229,13 +231,14 @@ Expected<Peer> Worker::connect(const SockAddress &Addr) {
   return Peer(Ep);
 }
 
-Expected<Peer> Worker::connectToWorker(const std::vector<uint8_t> &Address) {
+Expected<Peer> Worker::connectToWorker(const std::vector<uint8_t> &Address,
+                                       bool DetectPeerFailure) {
   if (Address.empty())
     return Status::error("empty worker address");
   ucp_ep_params_t EP{};
   EP.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS;
   EP.address = reinterpret_cast<const ucp_address_t *>(Address.data());
-  fillErrorHandling(EP, this);
+  fillErrorHandling(EP, this, DetectPeerFailure);
   ucp_ep_h Ep = nullptr;
   ucs_status_t S = ucp_ep_create(I->W, &EP, &Ep);
   if (S != UCS_OK)

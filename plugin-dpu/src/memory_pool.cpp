@@ -1,0 +1,61 @@
+//===- memory_pool.cpp - Device memory sub-allocation on the host ---------===//
+#include "memory_pool.h"
+
+#include "common/log.h"
+
+namespace ompdpu::plugin {
+
+unsigned DeviceMemoryPool::classOf(uint64_t Size) {
+  unsigned C = 0;
+  while ((uint64_t(1) << (C + kMinShift)) < Size)
+    ++C;
+  return C;
+}
+
+Expected<uint64_t> DeviceMemoryPool::allocate(uint64_t Size) {
+  if (Size > kMaxPooled) {
+    std::lock_guard<std::mutex> L(M);
+    ++ServerCalls;
+    return AllocOnServer(Size);
+  }
+  unsigned C = classOf(Size ? Size : 1);
+  uint64_t BlockSize = uint64_t(1) << (C + kMinShift);
+  std::lock_guard<std::mutex> L(M);
+  std::vector<uint64_t> &List = FreeLists[C];
+  uint64_t Ptr;
+  if (!List.empty()) {
+    Ptr = List.back();
+    List.pop_back();
+  } else {
+    // Blocks are carved in address order; a block never straddles slabs,
+    // so a transfer within a block is within one server allocation.
+    uint64_t Aligned = (SlabCursor + BlockSize - 1) & ~(BlockSize - 1);
+    if (!SlabCursor || Aligned + BlockSize > SlabEnd) {
+      ++ServerCalls;
+      auto Slab = AllocOnServer(kSlabSize);
+      if (!Slab)
+        return Slab.status();
+      SlabCursor = *Slab;
+      SlabEnd = *Slab + kSlabSize;
+      Aligned = (SlabCursor + BlockSize - 1) & ~(BlockSize - 1);
+    }
+    Ptr = Aligned;
+    SlabCursor = Aligned + BlockSize;
+  }
+  Live[Ptr] = C;
+  return Ptr;
+}
+
+Status DeviceMemoryPool::release(uint64_t Ptr) {
+  std::unique_lock<std::mutex> L(M);
+  auto It = Live.find(Ptr);
+  if (It == Live.end()) {
+    ++ServerCalls;
+    return FreeOnServer(Ptr);
+  }
+  FreeLists[It->second].push_back(Ptr);
+  Live.erase(It);
+  return Status();
+}
+
+} // namespace ompdpu::plugin

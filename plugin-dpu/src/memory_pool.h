@@ -1,0 +1,60 @@
+//===- memory_pool.h - Device memory sub-allocation on the host ---*- C++ -*-===//
+//
+// libomptarget allocates and frees device memory for every mapped variable
+// of every target region, synchronously. A round trip to the server for
+// each would dominate small regions, so small blocks come from slabs that
+// are allocated on the server once and carved up here. Large blocks go to
+// the server directly. The server still checks every transfer against the
+// slabs it handed out.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "common/status.h"
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+namespace ompdpu::plugin {
+
+/// Sub-allocator of device memory in power-of-two size classes.
+class DeviceMemoryPool {
+public:
+  /// Allocates (or frees) device memory on the server.
+  using ServerAlloc = std::function<Expected<uint64_t>(uint64_t Size)>;
+  using ServerFree = std::function<Status(uint64_t Ptr)>;
+
+  /// Blocks up to this size come from slabs.
+  static constexpr uint64_t kMaxPooled = 64 * 1024;
+  /// Size of one slab requested from the server.
+  static constexpr uint64_t kSlabSize = 4 * 1024 * 1024;
+
+  DeviceMemoryPool(ServerAlloc A, ServerFree F)
+      : AllocOnServer(std::move(A)), FreeOnServer(std::move(F)) {}
+
+  /// Device memory for Size bytes, aligned to 64 bytes (or more).
+  Expected<uint64_t> allocate(uint64_t Size);
+  /// Give back a block from allocate().
+  Status release(uint64_t Ptr);
+  /// Number of server round trips made so far (for tests and statistics).
+  uint64_t serverCalls() const { return ServerCalls; }
+
+private:
+  static constexpr unsigned kMinShift = 6; // 64-byte blocks and alignment
+  static constexpr unsigned kClasses = 11; // 64 B .. 64 KiB
+  static unsigned classOf(uint64_t Size);
+
+  ServerAlloc AllocOnServer;
+  ServerFree FreeOnServer;
+  std::mutex M;
+  std::array<std::vector<uint64_t>, kClasses> FreeLists;
+  std::unordered_map<uint64_t, unsigned> Live; // pooled block -> class
+  uint64_t SlabCursor = 0, SlabEnd = 0;
+  uint64_t ServerCalls = 0;
+};
+
+} // namespace ompdpu::plugin
