@@ -1,0 +1,209 @@
+#!/usr/bin/env python3
+"""Run the offload micro-benchmarks and their references in one go.
+
+Measures, on the same machine and transport, in one run:
+  * ompdpu: empty target region (sync), nowait region rate, a region with 8
+    small maps, host<->device bandwidth (target update, omp_target_memcpy),
+    device-to-device omp_target_memcpy between two emulated DPUs;
+  * references: ucx_perftest (ucp_am_lat, ucp_am_bw, ucp_put_bw, ucp_get),
+    an Open MPI ping-pong, memcpy, and LLVM's in-process host plugin.
+Prints a Markdown table with medians and the ratios of issue 4's targets,
+and writes micro.json and micro.csv into the output directory.
+"""
+import argparse
+import csv
+import json
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def log(msg):
+    print(f"[micro] {msg}", file=sys.stderr, flush=True)
+
+
+def run_json(cmd, env=None, timeout=900):
+    """Run cmd, return the JSON objects it printed, one per line."""
+    log(" ".join(cmd))
+    p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
+    if p.returncode != 0:
+        raise RuntimeError(f"{cmd[0]} failed ({p.returncode}):\n{p.stderr[-3000:]}")
+    out = []
+    for line in p.stdout.splitlines():
+        line = line.strip()
+        if line.startswith("{"):
+            out.append(json.loads(line))
+    return out, p.stderr
+
+
+def perftest(test, size, iters, cores):
+    """One ucx_perftest run on loopback; returns (latency_us, bandwidth_GBps)."""
+    port = random.randint(20000, 40000)
+    srv = subprocess.Popen(["taskset", "-c", cores[1], "ucx_perftest", "-p", str(port)],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        time.sleep(0.5)
+        cmd = ["taskset", "-c", cores[0], "ucx_perftest", "127.0.0.1", "-p", str(port),
+               "-t", test, "-s", str(size), "-n", str(iters)]
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+        m = [l for l in p.stdout.splitlines() if l.startswith("Final:")]
+        if p.returncode != 0 or not m:
+            raise RuntimeError(f"ucx_perftest {test} failed: {p.stdout[-500:]} {p.stderr[-500:]}")
+        f = m[0].split()
+        # Final: iters lat50 lat_avg lat_overall bw_avg bw_overall rate_avg rate_overall
+        lat50 = float(f[2])          # one-way latency, microseconds (half a round trip)
+        bw = float(f[5]) * 2**20 / 1e9  # MB/s (2^20 bytes) -> GB/s
+        return lat50, bw
+    finally:
+        srv.wait(timeout=30)
+
+
+def median(xs):
+    xs = sorted(xs)
+    n = len(xs)
+    return xs[n // 2] if n % 2 else 0.5 * (xs[n // 2 - 1] + xs[n // 2])
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--out", default=os.path.join(ROOT, "report"))
+    ap.add_argument("--quick", action="store_true", help="fewer iterations (CI)")
+    ap.add_argument("--reps", type=int, default=5, help="ucx_perftest repetitions")
+    args = ap.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    b = args.build
+    micro = os.path.join(b, "bin", "ompdpu-offload-micro")
+    ompdpu = os.path.join(b, "bin", "ompdpu")
+    pingpong = os.path.join(b, "bin", "ompdpu-mpi-pingpong")
+    for f in (micro, ompdpu):
+        if not os.path.exists(f):
+            sys.exit(f"run_micro: {f} is missing: build first (cmake --build {b})")
+    ncpu = len(os.sched_getaffinity(0))
+    cores = ["0", "1"] if ncpu >= 2 else ["0", "0"]
+    q = ["--quick"] if args.quick else []
+    res = {}
+
+    def put(items, prefix=""):
+        for it in items:
+            res[prefix + it["name"]] = it
+
+    env = dict(os.environ, OMP_TARGET_OFFLOAD="mandatory")
+    # 1. ompdpu, one emulated DPU on its own core, the program on the other.
+    items, err = run_json([ompdpu, "run", "--emulate", "1", "--pin", "--", micro] + q, env=env)
+    if "regions run in process" in err:
+        m = re.search(r"regions run in process (\d+), host process (\d+)", err)
+        if m and m.group(1) == m.group(2):
+            sys.exit("run_micro: regions ran in the host process: ompdpu was not used")
+    put(items)
+    # 2. device to device between two emulated DPUs.
+    items, _ = run_json([ompdpu, "run", "--emulate", "2", "--", micro, "d2d"] + q, env=env)
+    put(items)
+    # 3. LLVM's own host plugin: the in-process floor of launch cost.
+    host_env = dict(env)
+    host_env.pop("OMPDPU_DEVICES", None)
+    items, _ = run_json(["taskset", "-c", cores[0], micro, "launch"] + q, env=host_env)
+    put(items, "hostplugin_")
+    items, _ = run_json(["taskset", "-c", cores[0], micro, "maps"] + q, env=host_env)
+    put(items, "hostplugin_")
+    items, _ = run_json(["taskset", "-c", cores[0], micro, "memcpy"], env=host_env)
+    put(items)
+    # 4. ucx_perftest on loopback, same pinning.
+    n_lat = 20000 if args.quick else 100000
+    lats = [perftest("ucp_am_lat", 8, n_lat, cores)[0] for _ in range(args.reps)]
+    res["ucx_am_rtt_8B"] = {"name": "ucx_am_rtt_8B", "unit": "us", "median": 2 * median(lats)}
+    sizes = [1 << 20, 16 << 20] + ([] if args.quick else [256 << 20])
+    for s in sizes:
+        iters = 2000 if s <= (1 << 20) else (100 if s <= (16 << 20) else 10)
+        if args.quick:
+            iters = max(5, iters // 4)
+        for test in ("ucp_am_bw", "ucp_put_bw", "ucp_get"):
+            bws = [perftest(test, s, iters, cores)[1] for _ in range(max(3, args.reps // 2))]
+            key = f"ucx_{test[4:]}_{s}"
+            res[key] = {"name": key, "unit": "GB/s", "median": median(bws), "bytes": s}
+    # 5. Open MPI ping-pong over UCX (the pml this machine can use).
+    if os.path.exists(pingpong) and shutil.which("mpirun"):
+        cmd = ["mpirun", "--allow-run-as-root", "--oversubscribe", "--bind-to", "core",
+               "--cpu-set", ",".join(cores), "--mca", "pml", "ucx", "--mca", "pml_ucx_devices", "any",
+               "--mca", "pml_ucx_tls", "any", "-np", "2", pingpong] + q
+        try:
+            items, _ = run_json(cmd)
+            put(items)
+        except RuntimeError as e:
+            log(f"MPI ping-pong over pml ucx failed, using ob1/vader: {e}")
+            cmd = [c for c in cmd if c not in ("ucx", "pml_ucx_devices", "pml_ucx_tls", "any")]
+            items, _ = run_json(["mpirun", "--allow-run-as-root", "--oversubscribe", "--mca", "pml", "ob1",
+                                 "--mca", "btl", "self,vader", "-np", "2", pingpong] + q)
+            put(items)
+
+    def v(k):
+        return res[k]["median"] if k in res else float("nan")
+
+    rows = []
+
+    def row(what, value, unit, ref=None, ref_name="", target=""):
+        ratio = value / ref if ref else float("nan")
+        rows.append({"what": what, "value": value, "unit": unit, "reference": ref_name,
+                     "ref_value": ref if ref is not None else float("nan"), "ratio": ratio, "target": target})
+
+    launch = v("launch_empty_sync")
+    row("empty target region, round trip", launch, "us", v("ucx_am_rtt_8B"), "ucx_perftest ucp_am_lat RTT", "<= 1.5x")
+    row("empty target region, LLVM host plugin (in-process)", v("hostplugin_launch_empty_sync"), "us")
+    row("nowait regions in flight", v("launch_nowait_rate"), "regions/s")
+    row("region with 8 x 64 B map(to) + map(from) scalar", v("small_maps_8x64B"), "us", launch,
+        "empty region", "<= 2x")
+    row("MPI ping-pong RTT, 8 B", v("mpi_rtt_8B"), "us")
+    for s in [4 << 10, 64 << 10, 1 << 20, 16 << 20, 256 << 20]:
+        if f"h2d_update_{s}" not in res:
+            continue
+        big = s >= (1 << 20)
+        ref = v(f"ucx_am_bw_{s}") if big else None
+        name = f"{s >> 20} MiB" if s >= (1 << 20) else f"{s >> 10} KiB"
+        row(f"host->device target update {name}", v(f"h2d_update_{s}"), "GB/s", ref,
+            "ucx_perftest ucp_am_bw" if big else "", ">= 0.85x" if big else "")
+        row(f"device->host target update {name}", v(f"d2h_update_{s}"), "GB/s", ref,
+            "ucx_perftest ucp_am_bw" if big else "", ">= 0.85x" if big else "")
+        row(f"host->device omp_target_memcpy {name}", v(f"h2d_memcpy_{s}"), "GB/s")
+        if f"mpi_bw_{s}" in res:
+            row(f"  vs Open MPI ping-pong {name}", v(f"h2d_update_{s}"), "GB/s", v(f"mpi_bw_{s}"),
+                "MPI ping-pong bandwidth", ">= 1x" if big else "")
+        if big:
+            row(f"  ucx_perftest ucp_put_bw / ucp_get {name}", v(f"ucx_put_bw_{s}"), "GB/s",
+                v(f"ucx_get_{s}"), "ucp_get")
+    for s in [64 << 10, 1 << 20, 16 << 20]:
+        if f"d2d_memcpy_{s}" in res:
+            name = f"{s >> 20} MiB" if s >= (1 << 20) else f"{s >> 10} KiB"
+            row(f"device->device omp_target_memcpy {name}", v(f"d2d_memcpy_{s}"), "GB/s")
+    row("host memcpy 64 MiB (physical ceiling)", v("host_memcpy_64MiB"), "GB/s")
+
+    def fmt(x):
+        return "-" if x != x else (f"{x:.2f}" if abs(x) < 1000 else f"{x:.0f}")
+
+    lines = ["| measurement | median | unit | reference | reference median | ratio | target |",
+             "|---|---:|---|---|---:|---:|---|"]
+    for r in rows:
+        lines.append(f"| {r['what']} | {fmt(r['value'])} | {r['unit']} | {r['reference']} | "
+                     f"{fmt(r['ref_value'])} | {fmt(r['ratio'])} | {r['target']} |")
+    table = "\n".join(lines)
+    print(table)
+    meta = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "cpus": ncpu,
+            "machine": os.uname().machine, "quick": args.quick}
+    with open(os.path.join(args.out, "micro.json"), "w") as f:
+        json.dump({"meta": meta, "measurements": res, "table": rows}, f, indent=1)
+    with open(os.path.join(args.out, "micro.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
+        w.writeheader()
+        w.writerows(rows)
+    with open(os.path.join(args.out, "micro.md"), "w") as f:
+        f.write(f"Micro-benchmarks, {meta['date']}, {ncpu} CPUs ({meta['machine']})\n\n{table}\n")
+    log(f"wrote {args.out}/micro.json, micro.csv, micro.md")
+
+
+if __name__ == "__main__":
+    main()
