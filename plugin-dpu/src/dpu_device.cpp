@@ -59,6 +59,13 @@ void DpuDevice::flushCoalesced(AsyncQueue &Q) {
   Q.KeepAlive.push_back(std::move(Bytes));
   Q.Coalesced.Pieces.clear();
   Q.CoalescedBytes.clear();
+  for (Event *E : Q.PendingEvents) {
+    std::lock_guard<std::mutex> L(E->M);
+    E->Before = Q.InFlight;
+    E->Pending = false;
+    E->Resolved.notify_all();
+  }
+  Q.PendingEvents.clear();
 }
 
 template <typename IssueFn>
@@ -194,6 +201,7 @@ Status DpuDevice::synchronize(__tgt_async_info *Async) {
   }
   Q->InFlight.clear();
   Q->KeepAlive.clear();
+  ++Q->Epoch;
   Async->Queue = nullptr;
   std::lock_guard<std::mutex> L(M);
   FreeQueues.emplace_back(Q);
@@ -201,17 +209,40 @@ Status DpuDevice::synchronize(__tgt_async_info *Async) {
 }
 
 Status DpuDevice::recordEvent(Event *E, __tgt_async_info *Async) {
+  std::lock_guard<std::mutex> L(E->M);
   E->Before.clear();
-  if (Async && Async->Queue) {
-    auto *Q = static_cast<AsyncQueue *>(Async->Queue);
-    flushCoalesced(*Q);
+  E->Pending = false;
+  E->QueueId = 0;
+  if (!Async || !Async->Queue)
+    return Status();
+  auto *Q = static_cast<AsyncQueue *>(Async->Queue);
+  E->QueueId = Q->Id;
+  E->QueueEpoch = Q->Epoch;
+  if (Q->Coalesced.Pieces.empty()) {
     E->Before = Q->InFlight;
+  } else {
+    // Resolved (by the thread that owns the queue) when the coalesced
+    // submits leave, at its next operation or synchronize at the latest.
+    E->Pending = true;
+    Q->PendingEvents.push_back(E);
   }
   return Status();
 }
 
-Status DpuDevice::waitEvent(Event *E) {
-  for (const Ticket &T : E->Before)
+Status DpuDevice::waitEvent(Event *E, __tgt_async_info *Async) {
+  std::vector<Ticket> Before;
+  {
+    std::unique_lock<std::mutex> L(E->M);
+    // Operations of one queue already run in order: nothing to wait for.
+    if (Async && Async->Queue && E->QueueId) {
+      auto *Q = static_cast<AsyncQueue *>(Async->Queue);
+      if (Q->Id == E->QueueId && Q->Epoch == E->QueueEpoch)
+        return Status();
+    }
+    E->Resolved.wait(L, [E] { return !E->Pending; });
+    Before = E->Before;
+  }
+  for (const Ticket &T : Before)
     if (Status S = Conn->wait(T); !S.ok())
       return S;
   return Status();

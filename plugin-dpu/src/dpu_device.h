@@ -11,6 +11,7 @@
 #include "memory_pool.h"
 #include "omptarget_abi.h"
 
+#include <condition_variable>
 #include <list>
 #include <memory>
 #include <mutex>
@@ -20,8 +21,11 @@ namespace ompdpu::plugin {
 
 /// Operations of one __tgt_async_info, issued without waiting; the server
 /// runs them in Seq order.
+struct Event;
+
 struct AsyncQueue {
   uint32_t Id = 0;
+  uint64_t Epoch = 0; ///< incremented each time the queue is reused
   uint32_t NextSeq = 0;
   std::vector<client::Ticket> InFlight;
   /// Small submits not sent yet: they leave together, in one message, just
@@ -30,10 +34,19 @@ struct AsyncQueue {
   std::vector<uint8_t> CoalescedBytes;
   /// Buffers that in-flight operations still read.
   std::vector<std::shared_ptr<std::vector<uint8_t>>> KeepAlive;
+  /// Events recorded while coalesced submits were unsent.
+  std::vector<Event *> PendingEvents;
 };
 
-/// A recorded point in a queue: the operations issued before it.
+/// A recorded point in a queue: the operations issued before it. Small
+/// submits coalesced in the queue may not be sent yet when the event is
+/// recorded; the event is then resolved when the queue sends them.
 struct Event {
+  std::mutex M;
+  std::condition_variable Resolved;
+  bool Pending = false;      ///< waits for the queue's next flush
+  uint32_t QueueId = 0;      ///< queue it was recorded in (0: none)
+  uint64_t QueueEpoch = 0;   ///< that queue's use (queues are reused)
   std::vector<client::Ticket> Before;
 };
 
@@ -64,7 +77,8 @@ public:
   Status synchronize(__tgt_async_info *Async);
 
   Status recordEvent(Event *E, __tgt_async_info *Async);
-  Status waitEvent(Event *E);
+  /// Make Async (or, without it, the caller) wait for the event.
+  Status waitEvent(Event *E, __tgt_async_info *Async);
 
   /// Human-readable description (print_device_info).
   void printInfo() const;

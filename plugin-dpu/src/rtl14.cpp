@@ -204,14 +204,15 @@ int32_t __tgt_rtl_record_event(int32_t Id, void *EventPtr,
   return check(D, D->recordEvent(static_cast<Event *>(EventPtr), Async));
 }
 
-int32_t __tgt_rtl_wait_event(int32_t Id, void *EventPtr, __tgt_async_info *) {
+int32_t __tgt_rtl_wait_event(int32_t Id, void *EventPtr,
+                             __tgt_async_info *Async) {
   DEVICE_OR_FAIL(Id);
-  return check(D, D->waitEvent(static_cast<Event *>(EventPtr)));
+  return check(D, D->waitEvent(static_cast<Event *>(EventPtr), Async));
 }
 
 int32_t __tgt_rtl_sync_event(int32_t Id, void *EventPtr) {
   DEVICE_OR_FAIL(Id);
-  return check(D, D->waitEvent(static_cast<Event *>(EventPtr)));
+  return check(D, D->waitEvent(static_cast<Event *>(EventPtr), nullptr));
 }
 
 int32_t __tgt_rtl_destroy_event(int32_t, void *EventPtr) {

@@ -35,32 +35,35 @@ Connection::open(const DeviceAddress &A, const ClientConfig &Cfg,
   auto Created = transport::Worker::create();
   if (!Created)
     return Created.status();
-  C->W = std::move(*Created);
-  Connection *Self = C.get();
-  C->W->setHandler([Self](const uint8_t *Ctrl, size_t Len,
-                          const transport::BulkData &D, transport::Peer) {
-    return Self->onMessage(Ctrl, Len, D);
-  });
-  C->W->setPeerErrorHandler([Self](transport::Peer P, const Status &S) {
-    if (P == Self->SessionEp && !Self->SessionLost) {
-      // Give the supervisor a moment to say why (checkHealth decides).
-      Self->SessionLost = true;
-      Self->SessionLostReason = S;
-      Self->SessionLostAt = Clock::now();
-    } else if (P == Self->SupervisorEp) {
-      Self->failConnection(Status::error(
-          (Self->SessionEp ? "connection lost: " : "cannot connect: ") +
-          S.message()));
-    }
-  });
+  C->SupW = std::move(*Created);
+  C->installHandlers(*C->SupW);
   Status S = C->handshake(WantIsa);
   if (!S.ok())
     return S;
   return C;
 }
 
+void Connection::installHandlers(transport::Worker &Wk) {
+  Wk.setHandler([this](const uint8_t *Ctrl, size_t Len,
+                       const transport::BulkData &D, transport::Peer) {
+    return onMessage(Ctrl, Len, D);
+  });
+  Wk.setPeerErrorHandler([this](transport::Peer P, const Status &S) {
+    if ((P == SessionEp || P == BulkEp) && !SessionLost) {
+      // Give the supervisor a moment to say why (checkHealth decides).
+      SessionLost = true;
+      SessionLostReason = S;
+      SessionLostAt = Clock::now();
+    } else if (P == SupervisorEp) {
+      failConnection(Status::error(
+          (SessionEp ? "connection lost: " : "cannot connect: ") +
+          S.message()));
+    }
+  });
+}
+
 Status Connection::handshake(const std::string &WantIsa) {
-  auto Sup = W->connect({Addr.Host, Addr.Port});
+  auto Sup = SupW->connect({Addr.Host, Addr.Port});
   if (!Sup)
     return Sup.status().withContext("cannot connect");
   SupervisorEp = *Sup;
@@ -69,6 +72,7 @@ Status Connection::handshake(const std::string &WantIsa) {
   gethostname(Host, sizeof(Host) - 1);
   Hi.ClientName = format("%s pid %d", Host, getpid());
   Hi.Isa = WantIsa;
+  Hi.BootId = bootId();
   Ticket T;
   {
     std::lock_guard<std::mutex> L(M);
@@ -81,7 +85,7 @@ Status Connection::handshake(const std::string &WantIsa) {
     Header H;
     H.Type = MsgType::Hello;
     H.RequestId = T->Id;
-    W->send(SupervisorEp, frame(H, Hi), nullptr, 0, [this, T](const Status &S) {
+    SupW->send(SupervisorEp, frame(H, Hi), nullptr, 0, [this, T](const Status &S) {
       if (!S.ok())
         completeOp(T, S.withContext("cannot connect"));
     });
@@ -105,7 +109,16 @@ Status Connection::handshake(const std::string &WantIsa) {
   }
   if (!T->Result.ok())
     return T->Result;
-  // Info was filled by onMessage from the HelloReply.
+  // Info was filled by onMessage from the HelloReply. The session's
+  // transports match the ones chosen here (see the supervisor).
+  auto Data = transport::Worker::create(SameHost ? "sm,self" : "");
+  if (!Data)
+    return Data.status();
+  {
+    std::lock_guard<std::mutex> L(M);
+    W = std::move(*Data);
+    installHandlers(*W);
+  }
   auto Ses = W->connectToWorker(Info.SessionAddress);
   if (!Ses)
     return Ses.status().withContext("cannot reach session");
@@ -120,7 +133,7 @@ Status Connection::handshake(const std::string &WantIsa) {
 }
 
 Connection::~Connection() {
-  if (W && alive()) {
+  if (SupW && alive()) {
     // Orderly goodbye, bounded in time; failures here change nothing.
     Ticket B = issue(MsgType::Bye, Empty(), 0, 0, nullptr, 0, Lane::Session);
     auto Deadline = Clock::now() + std::chrono::seconds(1);
@@ -134,15 +147,21 @@ Connection::~Connection() {
       progressLocked();
     }
   }
-  if (W) {
+  {
     std::lock_guard<std::mutex> L(M);
     Failed = true; // ignore the errors the closes below may report
-    W->setPeerErrorHandler(nullptr);
-    W->closePeer(BulkEp);
-    W->closePeer(SessionEp);
-    W->closePeer(SupervisorEp);
+    if (W) {
+      W->setPeerErrorHandler(nullptr);
+      W->closePeer(BulkEp);
+      W->closePeer(SessionEp);
+    }
+    if (SupW) {
+      SupW->setPeerErrorHandler(nullptr);
+      SupW->closePeer(SupervisorEp);
+    }
   }
   W.reset();
+  SupW.reset();
 }
 
 template <typename Body>
@@ -180,7 +199,7 @@ Ticket Connection::issue(MsgType Type, const Body &B, uint32_t Queue,
   H.RequestId = T->Id;
   H.Queue = Queue;
   H.Seq = Seq;
-  W->send(To, frame(H, B), Data, Len,
+  (Via == Lane::Supervisor ? SupW : W)->send(To, frame(H, B), Data, Len,
           [this, T](const Status &S) {
             if (!S.ok())
               completeOp(T, S.withContext("send failed"));
@@ -316,6 +335,7 @@ bool Connection::onMessage(const uint8_t *Ctrl, size_t Len,
       Info.Version = R.Version;
       Info.Token = R.Token;
       Info.SessionAddress = R.SessionAddress;
+      SameHost = R.SameHost;
       completeOp(T, Status());
     }
     return false;
@@ -363,13 +383,19 @@ bool Connection::onMessage(const uint8_t *Ctrl, size_t Len,
 }
 
 void Connection::progressLocked() {
-  W->progress();
-  while (!Deferred.empty()) {
-    auto D = std::move(Deferred);
-    Deferred.clear();
-    for (auto &F : D)
-      F();
+  // The supervisor only speaks at set-up, on pings and when the session
+  // dies: poll its (TCP) worker now and then, the session's all the time.
+  if (!W || (++ProgressCount & 63) == 0)
+    SupW->progress();
+  if (W) {
     W->progress();
+    while (!Deferred.empty()) {
+      auto D = std::move(Deferred);
+      Deferred.clear();
+      for (auto &F : D)
+        F();
+      W->progress();
+    }
   }
   checkHealth();
 }
@@ -406,7 +432,10 @@ void Connection::checkHealth() {
     Header H;
     H.Type = MsgType::Ping;
     H.RequestId = 0; // answers to id 0 are ignored; any answer proves life
+    // The session may be busy in a kernel; the supervisor answers for the
+    // server as a whole. Silence from both means the server is frozen.
     W->send(SessionEp, frame(H, Empty()), nullptr, 0, nullptr);
+    SupW->send(SupervisorEp, frame(H, Empty()), nullptr, 0, nullptr);
   }
 }
 
@@ -419,13 +448,15 @@ Status Connection::wait(const Ticket &T) {
       std::lock_guard<std::mutex> L(M);
       progressLocked();
       if (!T->Done.load() && Clock::now() > SpinUntil)
-        Sleep = W->arm();
+        Sleep = SupW->arm() && (!W || W->arm());
     }
     if (Sleep) {
       // Bounded sleep: another thread may consume our wake-up, and health
       // checks must run even when nothing arrives.
-      pollfd P{W->eventFd(), POLLIN, 0};
-      poll(&P, 1, 5);
+      pollfd P[2] = {{SupW->eventFd(), POLLIN, 0}, {W ? W->eventFd() : -1, POLLIN, 0}};
+      poll(P, W ? 2 : 1, 5);
+      std::lock_guard<std::mutex> L(M);
+      SupW->progress();
     }
   }
   return T->Result;

@@ -112,12 +112,18 @@ private:
   void failConnection(const Status &S);
   void checkHealth();
   void progressLocked();
+  void installHandlers(transport::Worker &Wk);
   Status handshake(const std::string &WantIsa);
 
   DeviceAddress Addr;
   ClientConfig Cfg;
   ServerInfo Info;
+  /// Two workers: SupW talks to the supervisor (over TCP sockets); W to the
+  /// session, restricted to shared memory when the server is on this
+  /// machine, so that the hot path never polls a TCP interface.
+  std::unique_ptr<transport::Worker> SupW;
   std::unique_ptr<transport::Worker> W;
+  unsigned ProgressCount = 0;
   void *SupervisorEp = nullptr;
   void *SessionEp = nullptr;
   /// Second endpoint to the session for large transfers: it may use
@@ -128,6 +134,7 @@ private:
   mutable std::mutex M; // guards the worker and everything below
   std::map<uint64_t, Ticket> Pending;
   uint64_t NextId = 1;
+  bool SameHost = false;
   std::atomic<bool> Failed{false};
   Status FailStatus;
   std::string SessionExitMessage;

@@ -2,6 +2,7 @@
 #include "common/log.h"
 
 #include <cstdio>
+#include <fstream>
 #include <cstdlib>
 #include <mutex>
 #include <vector>
@@ -39,6 +40,13 @@ std::string vformat(const char *Fmt, va_list Args) {
 } // namespace
 
 void setLogPrefix(const std::string &P) { prefix() = P; }
+
+std::string bootId() {
+  std::ifstream F("/proc/sys/kernel/random/boot_id");
+  std::string Id;
+  std::getline(F, Id);
+  return Id;
+}
 
 bool debugEnabled() {
   static const bool On = [] {

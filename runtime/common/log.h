@@ -21,6 +21,10 @@ void setLogPrefix(const std::string &Prefix);
 /// True when OMPDPU_DEBUG asks for debug messages.
 bool debugEnabled();
 
+/// This machine's kernel boot id (/proc/sys/kernel/random/boot_id), which
+/// tells whether two processes share a machine; empty if unknown.
+std::string bootId();
+
 /// printf-style formatting into a std::string.
 std::string format(const char *Fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -79,10 +79,12 @@ void Hello::encode(Writer &W) const {
   W.put(MaxVersion);
   W.putString(ClientName);
   W.putString(Isa);
+  W.putString(BootId);
 }
 bool Hello::decode(Reader &R) {
   return R.get(MinVersion) && R.get(MaxVersion) &&
-         R.getString(ClientName, 256) && R.getString(Isa, 64);
+         R.getString(ClientName, 256) && R.getString(Isa, 64) &&
+         R.getString(BootId, 64);
 }
 
 void HelloReply::encode(Writer &W) const {
@@ -95,12 +97,13 @@ void HelloReply::encode(Writer &W) const {
   W.put(Token);
   W.putBytes(SessionAddress.data(), SessionAddress.size());
   W.putString(Hostname);
+  W.put(SameHost);
 }
 bool HelloReply::decode(Reader &R) {
   return R.get(Code) && R.get(Version) && R.getString(Message, 4096) &&
          R.getString(Isa, 64) && R.get(Cores) && R.get(Memory) &&
          R.get(Token) && R.getBytes(SessionAddress, 64 * 1024) &&
-         R.getString(Hostname, 256);
+         R.getString(Hostname, 256) && R.get(SameHost);
 }
 
 void Attach::encode(Writer &W) const { W.put(Token); }

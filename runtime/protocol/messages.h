@@ -84,6 +84,7 @@ struct Hello {
   uint16_t MaxVersion = kVersion;
   std::string ClientName;
   std::string Isa; ///< ISA the client wants; empty: any (no session if not)
+  std::string BootId; ///< the client kernel's boot id: same machine?
   void encode(Writer &W) const;
   bool decode(Reader &R);
 };
@@ -98,6 +99,7 @@ struct HelloReply {
   uint64_t Token = 0;  ///< secret that attaches the client to its session
   std::vector<uint8_t> SessionAddress; ///< packed UCX worker address
   std::string Hostname;
+  uint8_t SameHost = 0; ///< client and server share a kernel (emulated DPU)
   void encode(Writer &W) const;
   bool decode(Reader &R);
 };

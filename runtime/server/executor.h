@@ -18,12 +18,24 @@
 namespace ompdpu::server {
 
 /// A kernel call: entry address, pointer-sized arguments, a name for crash
-/// reports, and what to do (on the executor thread) when it returns.
+/// reports, and what to do when it returns: Done(true) on the thread that
+/// still leads the session loop, Done(false) on any other thread.
 struct KernelJob {
   uint64_t Entry = 0;
   std::vector<uint64_t> Args;
   std::string Name;
-  std::function<void()> Done;
+  std::function<void(bool OnLoopThread)> Done;
+};
+
+/// Run times of one kernel, to tell short kernels from long ones.
+struct KernelTiming {
+  unsigned Runs = 0;
+  double AverageMicros = 0; ///< exponentially weighted
+  /// Record one run.
+  void add(double Micros) {
+    AverageMicros = Runs ? 0.75 * AverageMicros + 0.25 * Micros : Micros;
+    ++Runs;
+  }
 };
 
 /// Call Entry with every argument passed as a pointer, as LLVM's host plugin

@@ -54,6 +54,9 @@ int main(int Argc, char **Argv) {
     S.MemoryLimit = takeEnvNumber("OMPDPU_SESSION_MEMORY");
     S.Cores = static_cast<unsigned>(takeEnvNumber("OMPDPU_SESSION_CORES"));
     S.SpinMicros = Opts->SpinMicros;
+    if (const char *T = std::getenv("OMPDPU_SESSION_TLS"))
+      S.Transports = T;
+    unsetenv("OMPDPU_SESSION_TLS");
     if (S.Cores && !std::getenv("OMP_NUM_THREADS"))
       setenv("OMP_NUM_THREADS", std::to_string(S.Cores).c_str(), 1);
     setLogPrefix("ompdpu-server[session]");

@@ -94,12 +94,15 @@ private:
   bool stopRequested() const {
     return Stop || (Opts.ExternalStop && Opts.ExternalStop->load());
   }
-  void runKernel(KernelJob &Job);
+  /// Call the kernel; returns its run time in microseconds.
+  double runKernel(KernelJob &Job);
 
   SessionOptions Opts;
   std::unique_ptr<transport::Worker> W;
   std::deque<KernelJob> ReadyKernels;
   static constexpr unsigned kMaxThreads = 16;
+  /// Kernels that took less than this (on average) run on the loop thread.
+  static constexpr double kInlineKernelMicros = 200;
   std::mutex FollowM; // guards the five members below
   std::condition_variable FollowCV;
   bool LeaderActive = false, LeaderWanted = false, Stopping = false;
@@ -108,6 +111,7 @@ private:
   AllocTable Table;
   std::vector<std::unique_ptr<LoadedImage>> Images;
   std::map<uint64_t, std::string> Kernels; // entry address -> name
+  std::map<uint64_t, KernelTiming> Timings; // touched by the leader only
   std::map<uint32_t, QueueState> Queues;
   std::deque<Request> Incoming;
   /// The client's endpoints (control and bulk) that presented the token.
@@ -349,6 +353,7 @@ void Session::doSubmit(const Request &R, bool FromPeer) {
   if (Size == 0)
     return complete(R, Reply());
   Request Copy = R;
+  Copy.Data = BulkData(); // consumed by receive()
   W->receive(R.Data, reinterpret_cast<void *>(Dst),
              [this, Copy](const Status &S) {
                Reply Rep;
@@ -389,6 +394,7 @@ void Session::doSubmitV(const Request &R) {
   }
   auto Staging = std::make_shared<std::vector<uint8_t>>(Total);
   Request Copy = R;
+  Copy.Data = BulkData(); // consumed by receive()
   W->receive(R.Data, Staging->data(),
              [this, Copy, Scatter, Staging](const Status &S) {
                Reply Rep;
@@ -427,6 +433,7 @@ void Session::doLoad(const Request &R) {
                        (unsigned long)L.Size, R.Data.Length));
   auto Buf = std::make_shared<std::vector<uint8_t>>(L.Size);
   Request Copy = R;
+  Copy.Data = BulkData(); // consumed by receive(): never release it again
   W->receive(R.Data, Buf->data(), [this, Copy, Buf](const Status &S) {
     if (!S.ok())
       return fail(Copy, kErrLoad, "image transfer failed: " + S.message());
@@ -465,7 +472,12 @@ void Session::doRun(const Request &R) {
   Job.Args = std::move(Msg->Args);
   Job.Name = K->second;
   Request Copy = R;
-  Job.Done = [this, Copy] { runOnLoop([this, Copy] { complete(Copy, Reply()); }); };
+  Job.Done = [this, Copy](bool OnLoopThread) {
+    if (OnLoopThread)
+      complete(Copy, Reply());
+    else
+      runOnLoop([this, Copy] { complete(Copy, Reply()); });
+  };
   ReadyKernels.push_back(std::move(Job));
 }
 
@@ -559,7 +571,7 @@ void Session::onPeerError(Peer P, const Status &S) {
 }
 
 int Session::run() {
-  auto Created = transport::Worker::create();
+  auto Created = transport::Worker::create(Opts.Transports);
   if (!Created) {
     log(LogLevel::Error, "session: %s", Created.status().message().c_str());
     return 1;
@@ -596,11 +608,14 @@ int Session::run() {
   return 0;
 }
 
-void Session::runKernel(KernelJob &Job) {
+double Session::runKernel(KernelJob &Job) {
+  auto T0 = std::chrono::steady_clock::now();
   setCurrentKernel(Job.Name.c_str());
   callKernel(Job.Entry, Job.Args);
   setCurrentKernel(nullptr);
-  Job.Done();
+  return std::chrono::duration<double, std::micro>(
+             std::chrono::steady_clock::now() - T0)
+      .count();
 }
 
 void Session::threadMain(bool Original) {
@@ -660,6 +675,16 @@ void Session::lead() {
     if (!ReadyKernels.empty()) {
       KernelJob Job = std::move(ReadyKernels.front());
       ReadyKernels.pop_front();
+      KernelTiming &Timing = Timings[Job.Entry];
+      // A kernel known to be short runs right here, without waking another
+      // thread: the hand-off would cost more than the kernel. Others hand
+      // the loop to a follower first, so the session keeps serving.
+      if (Timing.Runs >= 2 && Timing.AverageMicros < kInlineKernelMicros) {
+        Timing.add(runKernel(Job));
+        Job.Done(true);
+        LastActivity = Clock::now();
+        continue;
+      }
       {
         std::lock_guard<std::mutex> F(FollowM);
         LeaderActive = false;
@@ -668,13 +693,23 @@ void Session::lead() {
           Threads.emplace_back([this] { threadMain(false); });
         FollowCV.notify_one();
       }
-      runKernel(Job);
-      std::lock_guard<std::mutex> F(FollowM);
-      if (LeaderActive || Stopping)
-        return; // another thread leads now: become a follower
-      // Nobody took over while the kernel ran (short kernel): keep leading.
+      double Micros = runKernel(Job);
+      std::unique_lock<std::mutex> F(FollowM);
+      if (LeaderActive || Stopping) {
+        F.unlock();
+        // Another thread leads now: it records the timing and replies.
+        runOnLoop([this, Entry = Job.Entry, Micros] {
+          Timings[Entry].add(Micros);
+        });
+        Job.Done(false);
+        return; // become a follower
+      }
+      // Nobody took over while the kernel ran: keep leading.
       LeaderWanted = false;
       LeaderActive = true;
+      F.unlock();
+      Timing.add(Micros);
+      Job.Done(true);
       LastActivity = Clock::now();
       continue;
     }

@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <string>
 
 namespace ompdpu::server {
 
@@ -19,6 +20,7 @@ struct SessionOptions {
   uint64_t MemoryLimit = 0; ///< bytes of device memory this client may hold
   unsigned Cores = 1;       ///< cores kernels may use
   double SpinMicros = 20;   ///< busy-poll time before sleeping
+  std::string Transports;   ///< UCX_TLS for the session ("": UCX's choice)
   /// In-process sessions (MPI mode): set by the supervisor to end the
   /// session when its client is gone.
   std::atomic<bool> *ExternalStop = nullptr;

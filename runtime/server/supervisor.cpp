@@ -87,6 +87,7 @@ private:
   std::map<pid_t, std::string> OrphanNotes; // crash notes of dropped clients
   unsigned NextId = 1;
   unsigned Cores = 1;
+  std::string SessionTransports; // UCX_TLS of the session being started
 };
 
 void Supervisor::reply(Peer To, const Header &Req, int32_t Code,
@@ -172,6 +173,10 @@ void Supervisor::onHello(Peer From, const Header &H, Reader &Body) {
     Token = static_cast<uint64_t>(
                 std::chrono::steady_clock::now().time_since_epoch().count()) ^
             (static_cast<uint64_t>(getpid()) << 32);
+  // Client and server on one machine (an emulated DPU): shared memory is
+  // the only transport the session needs.
+  Rep.SameHost = !Hi.BootId.empty() && Hi.BootId == bootId();
+  SessionTransports = Rep.SameHost ? "sm,self" : "";
   Status S = spawnSession(C, Token, Rep.SessionAddress);
   if (!S.ok()) {
     Rep.Code = kErrInternal;
@@ -212,6 +217,7 @@ Status Supervisor::spawnSession(ClientRec &C, uint64_t Token,
     setenv("OMPDPU_SESSION_TOKEN", std::to_string(Token).c_str(), 1);
     setenv("OMPDPU_SESSION_MEMORY", std::to_string(Opts.Memory).c_str(), 1);
     setenv("OMPDPU_SESSION_CORES", std::to_string(Cores).c_str(), 1);
+    setenv("OMPDPU_SESSION_TLS", SessionTransports.c_str(), 1);
     std::string Spin = std::to_string(static_cast<long>(Opts.SpinMicros));
     const char *Args[] = {SelfExe,      "--session", "--control-fd", "3",
                           "--spin-us", Spin.c_str(), nullptr};
@@ -248,6 +254,7 @@ Status Supervisor::startInProcessSession(ClientRec &C, uint64_t Token,
   SO.MemoryLimit = Opts.Memory;
   SO.Cores = Cores;
   SO.SpinMicros = Opts.SpinMicros;
+  SO.Transports = SessionTransports;
   SO.ExternalStop = C.StopFlag.get();
   std::atomic<bool> *Finished = C.Finished.get();
   C.Thread = std::make_unique<std::thread>([SO, Finished, WFd = Fds[1],

@@ -56,7 +56,10 @@ class Worker {
 public:
   /// Create a context and worker. Sets UCX's error-handling knobs for shared
   /// memory first, so that peer failure detection does not force TCP.
-  static Expected<std::unique_ptr<Worker>> create();
+  /// Transports, when given, restricts UCX to them (UCX_TLS syntax): peers on
+  /// the same machine use "sm,self", so that no TCP interface is polled.
+  static Expected<std::unique_ptr<Worker>>
+  create(const std::string &Transports = "");
   ~Worker();
   Worker(const Worker &) = delete;
   Worker &operator=(const Worker &) = delete;

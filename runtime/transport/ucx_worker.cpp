@@ -109,7 +109,7 @@ struct WorkerCallbacks {
   }
 };
 
-Expected<std::unique_ptr<Worker>> Worker::create() {
+Expected<std::unique_ptr<Worker>> Worker::create(const std::string &Transports) {
   // Peer failure detection over shared memory needs these; without them UCX
   // silently prefers TCP for endpoints that ask for error handling.
   setenv("UCX_POSIX_ERROR_HANDLING", "y", 0);
@@ -123,6 +123,9 @@ Expected<std::unique_ptr<Worker>> Worker::create() {
   ucs_status_t S = ucp_config_read(nullptr, nullptr, &Config);
   if (S != UCS_OK)
     return ucsError("cannot read UCX configuration", S);
+  // An explicit UCX_TLS from the user always wins.
+  if (!Transports.empty() && !std::getenv("UCX_TLS"))
+    ucp_config_modify(Config, "TLS", Transports.c_str());
   ucp_params_t P{};
   P.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_NAME;
   P.features = UCP_FEATURE_AM | UCP_FEATURE_WAKEUP;
