@@ -1,0 +1,105 @@
+# -*- Python -*-
+# lit configuration for the ompdpu end-to-end (offload/) and fault (fault/)
+# tests. Normally loaded from the build's tests/lit/lit.site.cfg.py (CMake
+# writes it); when lit is pointed straight at the source tree, the build is
+# looked up from --param ompdpu_build=DIR, $OMPDPU_BUILD_DIR, or <source>/build.
+#
+#   python3 /usr/lib/llvm-14/build/utils/lit/lit.py -sv -j2 build/tests/lit/offload
+#   python3 /usr/lib/llvm-14/build/utils/lit/lit.py -sv -j2 tests/lit   # both suites
+import os
+import shutil
+
+import lit.formats
+import lit.util
+
+_here = os.path.dirname(os.path.abspath(__file__))
+
+if not hasattr(config, "ompdpu_bin_dir"):
+    _src = os.path.dirname(os.path.dirname(_here))
+    _build = (lit_config.params.get("ompdpu_build")
+              or os.environ.get("OMPDPU_BUILD_DIR")
+              or os.path.join(_src, "build"))
+    _site = os.path.join(os.path.abspath(_build), "tests", "lit", "lit.site.cfg.py")
+    if os.path.exists(_site):
+        _configured_from_site = True
+        # The site config sets the paths and loads this file again.
+        lit_config.load_config(config, _site)
+    else:
+        _configured_from_site = False
+        lit_config.note("no %s: using default paths under %s" % (_site, _build))
+        _build = os.path.abspath(_build)
+        config.ompdpu_source_root = _src
+        config.ompdpu_bin_dir = os.path.join(_build, "bin")
+        config.ompdpu_lib_dir = os.path.join(_build, "lib")
+        config.ompdpu_include_dir = os.path.join(_src, "runtime", "include")
+        config.ompdpu_llvm_tools_dir = "/usr/lib/llvm-14/bin"
+        config.ompdpu_clang = shutil.which("clang-14") or "clang-14"
+        config.ompdpu_clangxx = shutil.which("clang++-14") or "clang++-14"
+        config.ompdpu_python = "/usr/bin/python3"
+        config.ompdpu_lit_exec_root = os.path.join(_build, "tests", "lit")
+else:
+    _configured_from_site = False
+
+if not _configured_from_site:
+    config.name = "ompdpu"
+    config.test_format = lit.formats.ShTest(execute_external=False)
+    config.suffixes = [".c", ".cpp"]
+    config.excludes = ["Inputs", "CMakeLists.txt"]
+    config.test_source_root = _here
+    config.test_exec_root = config.ompdpu_lit_exec_root
+
+    # --- environment -------------------------------------------------------
+    tools = config.ompdpu_llvm_tools_dir
+    config.environment["PATH"] = os.pathsep.join(
+        [tools, config.environment.get("PATH", os.environ.get("PATH", ""))])
+    # lit passes almost nothing through; keep the knobs useful for debugging a
+    # failing run (UCX_LOG_LEVEL, LIBOMPTARGET_DEBUG/INFO, OMPDPU_LOG...) but
+    # never the device list: every test says which servers it wants.
+    for var, val in os.environ.items():
+        if var.startswith(("UCX_", "LIBOMPTARGET_")) or var in ("OMPDPU_LOG", "OMPDPU_DEBUG"):
+            config.environment[var] = val
+    for var in ("OMP_TARGET_OFFLOAD", "OMPDPU_DEVICES", "OMPDPU_SERVER_PIDS"):
+        config.environment.pop(var, None)
+
+    # --- limits: 120 s per test (--param ompdpu_timeout=S), at most 2 tests at
+    # a time (the machines have 2 cores) -------------------------------------
+    lit_config.parallelism_groups["ompdpu"] = 2
+    config.parallelism_group = "ompdpu"
+    _time_limit = int(lit_config.params.get("ompdpu_timeout", 120))
+    _run_prefix = ""
+    supported, why = lit_config.maxIndividualTestTimeIsSupported
+    if supported:
+        if not lit_config.maxIndividualTestTime:
+            lit_config.maxIndividualTestTime = _time_limit
+    else:
+        # No psutil: bound every program run instead (the compile cannot hang).
+        lit_config.note("per-test timeout unavailable (%s); wrapping runs in "
+                        "`timeout %d`" % (why, _time_limit))
+        _run_prefix = "timeout -k 10 %d " % _time_limit
+
+    # --- substitutions (order matters: longer names first) -----------------
+    ompdpu = os.path.join(config.ompdpu_bin_dir, "ompdpu")
+    server = os.path.join(config.ompdpu_bin_dir, "ompdpu-server")
+    link = "-I%s -L%s -lompdpu -Wl,-rpath,%s" % (
+        config.ompdpu_include_dir, config.ompdpu_lib_dir, config.ompdpu_lib_dir)
+    offload = "-fopenmp -fopenmp-targets=x86_64-pc-linux-gnu"
+    config.substitutions.append(
+        ("%clangxx-offload", "%s %s %s" % (config.ompdpu_clangxx, offload, link)))
+    config.substitutions.append(
+        ("%clang-offload", "%s %s %s" % (config.ompdpu_clang, offload, link)))
+    config.substitutions.append(
+        ("%run-dpu2", "%senv OMP_TARGET_OFFLOAD=mandatory %s run --emulate 2 --"
+         % (_run_prefix, ompdpu)))
+    config.substitutions.append(
+        ("%run-dpu", "%senv OMP_TARGET_OFFLOAD=mandatory %s run --emulate 1 --"
+         % (_run_prefix, ompdpu)))
+    config.substitutions.append(("%ompdpu", _run_prefix + ompdpu))
+    config.substitutions.append(("%server", _run_prefix + server))
+    config.substitutions.append(("%python", config.ompdpu_python))
+    config.substitutions.append(("%llvm-readelf", os.path.join(tools, "llvm-readelf")))
+    config.substitutions.append(("%llvm-objcopy", os.path.join(tools, "llvm-objcopy")))
+
+    for tool in ("ompdpu", "ompdpu-server"):
+        if not os.path.exists(os.path.join(config.ompdpu_bin_dir, tool)):
+            lit_config.warning("%s not built yet in %s: tests will fail"
+                               % (tool, config.ompdpu_bin_dir))
