@@ -121,7 +121,13 @@ private:
   uint64_t NextPeerRequest = 1;
   std::map<uint64_t, std::pair<Peer, std::function<void(const Reply &)>>>
       PeerPending;
-  std::map<std::vector<uint8_t>, Peer> PeerEndpoints;
+  /// Endpoints to a peer session: Control detects its failure; Bulk (no
+  /// failure detection, so UCX may use cma) carries large copies.
+  struct PeerLink {
+    Peer Control = nullptr;
+    Peer Bulk = nullptr;
+  };
+  std::map<std::vector<uint8_t>, PeerLink> PeerEndpoints;
   // Work finished on executor threads, to be completed on the loop thread.
   std::mutex DoneM;
   std::vector<std::function<void()>> DoneQueue;
@@ -488,18 +494,21 @@ void Session::doExchange(const Request &R) {
     return fail(R, kErrInvalid, "malformed ExchangeOut");
   if (Status S = Table.check(X.SrcPtr, X.Size); !S.ok())
     return fail(R, kErrInvalid, "exchange rejected: " + S.message());
-  Peer P = nullptr;
   auto It = PeerEndpoints.find(X.PeerAddress);
-  if (It != PeerEndpoints.end()) {
-    P = It->second;
-  } else {
+  if (It == PeerEndpoints.end()) {
     auto NewPeer = W->connectToWorker(X.PeerAddress);
     if (!NewPeer)
       return fail(R, kErrPeer,
                   "cannot reach peer session: " + NewPeer.status().message());
-    P = *NewPeer;
-    PeerEndpoints[X.PeerAddress] = P;
+    PeerLink Link;
+    Link.Control = *NewPeer;
+    if (auto Bulk = W->connectToWorker(X.PeerAddress,
+                                       /*DetectPeerFailure=*/false))
+      Link.Bulk = *Bulk;
+    It = PeerEndpoints.emplace(X.PeerAddress, Link).first;
   }
+  Peer P = It->second.Control;
+  Peer Via = X.Size >= 8192 && It->second.Bulk ? It->second.Bulk : P;
   Header H;
   H.Type = MsgType::PeerSubmit;
   H.RequestId = NextPeerRequest++;
@@ -511,7 +520,7 @@ void Session::doExchange(const Request &R) {
   uint64_t Id = H.RequestId;
   PeerPending[Id] = {P, [this, Copy](const Reply &Rep) { complete(Copy, Rep); }};
   // Device bytes go straight from this session's memory to the peer's.
-  W->send(P, frame(H, PS), reinterpret_cast<const void *>(X.SrcPtr), X.Size,
+  W->send(Via, frame(H, PS), reinterpret_cast<const void *>(X.SrcPtr), X.Size,
           [this, Id](const Status &S) {
             if (S.ok())
               return;
@@ -548,7 +557,10 @@ void Session::onPeerError(Peer P, const Status &S) {
     return;
   }
   for (auto It = PeerEndpoints.begin(); It != PeerEndpoints.end(); ++It)
-    if (It->second == P) {
+    if (It->second.Control == P || It->second.Bulk == P) {
+      if (It->second.Bulk && It->second.Bulk != P)
+        W->closePeer(It->second.Bulk);
+      P = It->second.Control; // pending copies are keyed by the control ep
       PeerEndpoints.erase(It);
       break;
     }
