@@ -385,7 +385,8 @@ bool Connection::onMessage(const uint8_t *Ctrl, size_t Len,
 void Connection::progressLocked() {
   // The supervisor only speaks at set-up, on pings and when the session
   // dies: poll its (TCP) worker now and then, the session's all the time.
-  if (!W || (++ProgressCount & 63) == 0)
+  ++ProgressCount;
+  if (!W || (ProgressCount & 63) == 0)
     SupW->progress();
   if (W) {
     W->progress();
@@ -397,7 +398,9 @@ void Connection::progressLocked() {
       W->progress();
     }
   }
-  checkHealth();
+  // Health checks read the clock: every few rounds is often enough.
+  if ((ProgressCount & 15) == 0 || Failed || SessionLost)
+    checkHealth();
 }
 
 void Connection::checkHealth() {
@@ -442,12 +445,12 @@ void Connection::checkHealth() {
 Status Connection::wait(const Ticket &T) {
   auto SpinUntil =
       Clock::now() + std::chrono::duration<double, std::micro>(Cfg.SpinMicros);
-  while (!T->Done.load(std::memory_order_acquire)) {
+  for (unsigned Round = 1; !T->Done.load(std::memory_order_acquire); ++Round) {
     bool Sleep = false;
     {
       std::lock_guard<std::mutex> L(M);
       progressLocked();
-      if (!T->Done.load() && Clock::now() > SpinUntil)
+      if (!T->Done.load() && (Round & 31) == 0 && Clock::now() > SpinUntil)
         Sleep = SupW->arm() && (!W || W->arm());
     }
     if (Sleep) {

@@ -10,6 +10,7 @@
 #include "transport/transport.h"
 
 #include <chrono>
+#include <atomic>
 #include <condition_variable>
 #include <thread>
 #include <cstdlib>
@@ -131,12 +132,14 @@ private:
   // Work finished on executor threads, to be completed on the loop thread.
   std::mutex DoneM;
   std::vector<std::function<void()>> DoneQueue;
+  std::atomic<bool> HaveDone{false}; // lets the loop skip DoneM when idle
 };
 
 void Session::runOnLoop(std::function<void()> F) {
   {
     std::lock_guard<std::mutex> L(DoneM);
     DoneQueue.push_back(std::move(F));
+    HaveDone.store(true, std::memory_order_release);
   }
   W->signal();
 }
@@ -659,6 +662,7 @@ void Session::threadMain(bool Original) {
 void Session::lead() {
   using Clock = std::chrono::steady_clock;
   auto LastActivity = Clock::now();
+  unsigned Idle = 0;
   const auto Spin =
       std::chrono::microseconds(static_cast<long>(Opts.SpinMicros));
   for (;;) {
@@ -677,9 +681,10 @@ void Session::lead() {
       ++N;
     }
     std::vector<std::function<void()>> Done;
-    {
+    if (HaveDone.load(std::memory_order_acquire)) {
       std::lock_guard<std::mutex> L(DoneM);
       Done.swap(DoneQueue);
+      HaveDone.store(false, std::memory_order_relaxed);
     }
     for (auto &Fn : Done)
       Fn();
@@ -726,11 +731,15 @@ void Session::lead() {
       continue;
     }
     if (N) {
-      LastActivity = Clock::now();
+      Idle = 0;
       continue;
     }
-    if (Clock::now() - LastActivity < Spin)
+    // Read the clock only now and then while spinning.
+    if (Idle++ == 0)
+      LastActivity = Clock::now();
+    if ((Idle & 31) || Clock::now() - LastActivity < Spin)
       continue;
+    Idle = 0;
     W->wait(100);
   }
 }
