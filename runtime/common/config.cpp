@@ -25,7 +25,8 @@ static std::string trim(const std::string &S) {
   return S.substr(B, E - B + 1);
 }
 
-static Expected<DeviceAddress> parseOne(const std::string &Item) {
+Expected<DeviceAddress> parseHostPort(const std::string &Item,
+                                      bool AllowPortZero) {
   DeviceAddress A;
   std::string Port;
   if (!Item.empty() && Item[0] == '[') {
@@ -48,7 +49,7 @@ static Expected<DeviceAddress> parseOne(const std::string &Item) {
       Port.find_first_not_of("0123456789") != std::string::npos)
     return Status::error("bad port in '" + Item + "'");
   unsigned long P = std::strtoul(Port.c_str(), nullptr, 10);
-  if (P == 0 || P > 65535)
+  if ((P == 0 && !AllowPortZero) || P > 65535)
     return Status::error("port out of range (1-65535) in '" + Item + "'");
   A.Port = static_cast<uint16_t>(P);
   return A;
@@ -62,7 +63,7 @@ Expected<std::vector<DeviceAddress>> parseDeviceList(const std::string &S) {
     Item = trim(Item);
     if (Item.empty())
       return Status::error("empty item in device list '" + S + "'");
-    auto A = parseOne(Item);
+    auto A = parseHostPort(Item);
     if (!A)
       return A.status();
     Out.push_back(*A);
@@ -83,7 +84,7 @@ Expected<std::vector<DeviceAddress>> parseDeviceFile(const std::string &Text) {
     Line = trim(Line);
     if (Line.empty())
       continue;
-    auto A = parseOne(Line);
+    auto A = parseHostPort(Line);
     if (!A)
       return A.status().withContext("line " + std::to_string(LineNo));
     Out.push_back(*A);

@@ -31,6 +31,11 @@ struct ClientConfig {
 /// Looks up an environment variable (nullptr if unset).
 using EnvLookup = std::function<const char *(const char *)>;
 
+/// Parse one "host:port" or "[v6]:port" (port 0 only when allowed: a
+/// listener's "any free port").
+Expected<DeviceAddress> parseHostPort(const std::string &S,
+                                      bool AllowPortZero = false);
+
 /// Parse "host:port[,host:port...]"; whitespace around items is ignored.
 Expected<std::vector<DeviceAddress>> parseDeviceList(const std::string &S);
 

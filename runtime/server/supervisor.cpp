@@ -1,6 +1,7 @@
 //===- supervisor.cpp - Accept clients, start and watch sessions ----------===//
 #include "server/supervisor.h"
 
+#include "common/config.h"
 #include "common/log.h"
 #include "protocol/messages.h"
 #include "server/image_loader.h"
@@ -414,11 +415,13 @@ int Supervisor::run() {
   W->setPeerErrorHandler([this](Peer P, const Status &S) {
     dropClient(P, ("disconnected: " + S.message()).c_str());
   });
-  auto Addr = transport::parseSockAddress(Opts.Listen);
-  if (!Addr) {
-    log(LogLevel::Error, "--listen: %s", Addr.status().message().c_str());
+  auto Listen = parseHostPort(Opts.Listen, /*AllowPortZero=*/true);
+  if (!Listen) {
+    log(LogLevel::Error, "--listen: %s", Listen.status().message().c_str());
     return 2;
   }
+  auto Addr = std::make_unique<transport::SockAddress>(
+      transport::SockAddress{Listen->Host, Listen->Port});
   if (Opts.Mpi) {
     if (Addr->Port == 0) {
       log(LogLevel::Error, "--mpi needs a fixed base port in --listen");

@@ -120,7 +120,4 @@ private:
   friend struct WorkerCallbacks;
 };
 
-/// Parse "host:port" or "[v6]:port".
-Expected<SockAddress> parseSockAddress(const std::string &S);
-
 } // namespace ompdpu::transport

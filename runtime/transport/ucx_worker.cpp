@@ -359,31 +359,4 @@ bool Worker::arm() { return ucp_worker_arm(I->W) != UCS_ERR_BUSY; }
 
 int Worker::eventFd() const { return I->EventFd; }
 
-Expected<SockAddress> parseSockAddress(const std::string &S) {
-  SockAddress A;
-  std::string PortStr;
-  if (!S.empty() && S[0] == '[') {
-    size_t Close = S.find(']');
-    if (Close == std::string::npos || Close + 1 >= S.size() ||
-        S[Close + 1] != ':')
-      return Status::error("expected [ipv6]:port in '" + S + "'");
-    A.Host = S.substr(1, Close - 1);
-    PortStr = S.substr(Close + 2);
-  } else {
-    size_t Colon = S.rfind(':');
-    if (Colon == std::string::npos)
-      return Status::error("expected host:port in '" + S + "'");
-    A.Host = S.substr(0, Colon);
-    PortStr = S.substr(Colon + 1);
-  }
-  if (PortStr.empty() || PortStr.size() > 5 ||
-      PortStr.find_first_not_of("0123456789") != std::string::npos)
-    return Status::error("bad port '" + PortStr + "' in '" + S + "'");
-  unsigned long Port = std::stoul(PortStr);
-  if (Port > 65535)
-    return Status::error("port out of range in '" + S + "'");
-  A.Port = static_cast<uint16_t>(Port);
-  return A;
-}
-
 } // namespace ompdpu::transport
