@@ -20,6 +20,8 @@ static double secondsSince(Clock::time_point T) {
 
 Connection::Connection(const DeviceAddress &A, const ClientConfig &C)
     : Addr(A), Cfg(C) {
+  const char *T = std::getenv("OMPDPU_TRACE");
+  Trace = T && *T && std::string(T) != "0";
   LastHeard = LastPing = Clock::now();
 }
 
@@ -133,6 +135,13 @@ Status Connection::handshake(const std::string &WantIsa) {
 }
 
 Connection::~Connection() {
+  if (Trace)
+    for (unsigned K = 0; K < TraceStats.size(); ++K)
+      if (TraceStats[K].second)
+        log(LogLevel::Info, "%s: %s: %lu requests, %.2f us from issue to "
+            "completion on average", Addr.text().c_str(),
+            typeName(static_cast<MsgType>(K)), TraceStats[K].second,
+            TraceStats[K].first / TraceStats[K].second);
   if (SupW && alive()) {
     // Orderly goodbye, bounded in time; failures here change nothing.
     Ticket B = issue(MsgType::Bye, Empty(), 0, 0, nullptr, 0, Lane::Session);
@@ -280,6 +289,11 @@ Ticket Connection::ping() {
 void Connection::completeOp(const Ticket &T, const Status &S) {
   if (T->Done.load())
     return;
+  if (Trace) {
+    auto &Slot = TraceStats[static_cast<unsigned>(T->Type)];
+    Slot.first += secondsSince(T->Issued) * 1e6;
+    ++Slot.second;
+  }
   Pending.erase(T->Id);
   T->Result = S;
   T->Done.store(true, std::memory_order_release);

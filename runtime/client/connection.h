@@ -15,6 +15,7 @@
 #include "protocol/messages.h"
 #include "transport/transport.h"
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -135,6 +136,9 @@ private:
   std::map<uint64_t, Ticket> Pending;
   uint64_t NextId = 1;
   bool SameHost = false;
+  /// OMPDPU_TRACE: per message type, total microseconds and count.
+  bool Trace = false;
+  std::array<std::pair<double, unsigned long>, 32> TraceStats{};
   std::atomic<bool> Failed{false};
   Status FailStatus;
   std::string SessionExitMessage;
