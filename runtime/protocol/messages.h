@@ -211,23 +211,24 @@ struct SessionExit {
   bool decode(Reader &R);
 };
 
-/// Build a frame: the header (with BodyLen filled in) followed by the body.
+/// Build a frame: the header (with BodyLen filled in) followed by the body,
+/// in one buffer (one allocation per message on the hot path).
 template <typename Body>
 std::vector<uint8_t> frame(Header H, const Body &B) {
-  Writer BodyW;
-  B.encode(BodyW);
-  H.BodyLen = static_cast<uint32_t>(BodyW.bytes().size());
   Writer W;
+  W.bytes().reserve(kHeaderSize + 64);
   W.put(H.Magic);
   W.put(H.Version);
   W.put(static_cast<uint16_t>(H.Type));
   W.put(H.RequestId);
   W.put(H.Queue);
   W.put(H.Seq);
-  W.put(H.BodyLen);
+  W.put(uint32_t(0)); // BodyLen, patched below
   W.put(H.Flags);
+  B.encode(W);
   auto &Out = W.bytes();
-  Out.insert(Out.end(), BodyW.bytes().begin(), BodyW.bytes().end());
+  uint32_t BodyLen = static_cast<uint32_t>(Out.size() - kHeaderSize);
+  std::memcpy(Out.data() + 24, &BodyLen, sizeof(BodyLen));
   return std::move(Out);
 }
 
