@@ -27,6 +27,8 @@ namespace {
 const char *Usage =
     "usage: ompdpu run [options] -- PROGRAM [ARGS...]\n"
     "       ompdpu info [--devices HOST:PORT,...]\n"
+    "       ompdpu vm start|stop|status|run|... (the arm64 VM testbed; "
+    "see ompdpu vm --help)\n"
     "       ompdpu version\n"
     "\n"
     "run: run PROGRAM with ompdpu's plugin, against DPU servers.\n"
@@ -274,6 +276,19 @@ int main(int Argc, char **Argv) {
     return cmdRun(Argc - 2, Argv + 2);
   if (Cmd == "info")
     return cmdInfo(Argc - 2, Argv + 2);
+  if (Cmd == "vm") {
+    // The arm64 VM testbed lives in the source tree (scripts/ompdpu-vm).
+    std::string Script = std::string(OMPDPU_SOURCE_DIR) + "/scripts/ompdpu-vm";
+    setenv("OMPDPU_BUILD_DIR", (selfDir() + "/..").c_str(), 0);
+    std::vector<char *> Args = {Script.data()};
+    for (int K = 2; K < Argc; ++K)
+      Args.push_back(Argv[K]);
+    Args.push_back(nullptr);
+    execv(Script.c_str(), Args.data());
+    log(LogLevel::Error, "cannot run %s: %s", Script.c_str(),
+        std::strerror(errno));
+    return 127;
+  }
   if (Cmd == "version") {
     std::printf("ompdpu 0.1.0 (protocol %u)\n", protocol::kVersion);
     return 0;

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# The benchmark suite (benchmarks/suite): installs what is missing, builds,
+# starts emulated DPUs and runs every workload three ways -- on the host,
+# offloaded to the DPU with OpenMP, and by an MPI rank on the DPU -- with
+# repetitions, then writes the report directory (default report/):
+# summary.md, results.csv, results.json, *.png, and the micro-benchmarks.
+#
+#   scripts/bench.sh            # full run (under 20 minutes)
+#   scripts/bench.sh --quick    # CI run (under 3 minutes once built)
+#
+# Options after the first are passed to benchmarks/suite/run_suite.py
+# (--out DIR, --reps N, --only augment,halo,conv3x3,conv1x1, --ranks K,
+# --mpi-pml ob1|ucx, --no-micro, ...; see --help). OMPDPU_BUILD selects the
+# build directory (default build), JOBS the build parallelism.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BUILD=${OMPDPU_BUILD:-build}
+
+for a in "$@"; do
+  if [[ $a == -h || $a == --help ]]; then
+    sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'
+    exec /usr/bin/python3 benchmarks/suite/run_suite.py --help
+  fi
+done
+
+echo "bench: installing what is missing" >&2
+scripts/install-deps.sh
+# Plots: Debian's matplotlib (for the system python3, which the runner uses).
+if ! dpkg-query -W -f='${Status}' python3-matplotlib 2>/dev/null | grep -q "install ok installed"; then
+  SUDO=""
+  [[ $(id -u) -eq 0 ]] || SUDO=sudo
+  $SUDO apt-get update -qq || true
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends python3-matplotlib \
+    || echo "bench: python3-matplotlib could not be installed: the report will have no plots" >&2
+fi
+
+echo "bench: building in $BUILD" >&2
+cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+targets=(ompdpu-server ompdpu-cli ompdpu ompdpu-plugins suite)
+# The micro-benchmarks (benchmarks/micro) go into the report when present.
+available=$(cmake --build "$BUILD" --target help 2>/dev/null || true)
+for t in ompdpu-offload-micro ompdpu-mpi-pingpong; do
+  grep -q "^$t:" <<<"$available" && targets+=("$t")
+done
+cmake --build "$BUILD" -j"${JOBS:-2}" --target "${targets[@]}"
+
+exec /usr/bin/python3 benchmarks/suite/run_suite.py --build "$BUILD" "$@"

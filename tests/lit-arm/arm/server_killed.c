@@ -1,0 +1,45 @@
+// The server in the guest (a server of this test's own, started in the guest, so the
+// shared ones keep serving) is killed with SIGKILL ~300 ms into a long-running target
+// region: the guest kernel closes its connections, the program stops with `connection
+// lost` and a non-zero exit, and never sees the region complete.
+// RUN: %clang-offload %s -o %t
+// RUN: not %vm-fault --fresh-server --when 'warm-up on-server: 1' --delay 0.3 \
+// RUN:   --action kill-server --limit 30 -- %t 2>&1 | FileCheck %s
+#include <stdio.h>
+#include <time.h>
+#include <unistd.h>
+
+static double now_s(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec + t.tv_nsec / 1e9;
+}
+#pragma omp declare target to(now_s)
+
+int main(void) {
+  setvbuf(stdout, NULL, _IOLBF, 0);
+  int host_pid = getpid(), dev_pid = -1;
+#pragma omp target map(from : dev_pid)
+  dev_pid = getpid();
+  printf("warm-up on-server: %d\n", dev_pid > 0 && dev_pid != host_pid);
+  // CHECK: warm-up on-server: 1
+
+  long spins = 0;
+  double t0 = now_s();
+#pragma omp target map(from : spins)
+  {
+    // About 20 s of work on the server.
+    long s = 0;
+    double start = now_s();
+    while (now_s() - start < 20.0)
+      ++s;
+    spins = s;
+  }
+  printf("long region finished after %.1f s (%ld)\n", now_s() - t0, spins);
+  return 0;
+}
+// CHECK: action: killing server
+// CHECK: ompdpu error: device 0 (10.{{[0-9.]+}}:{{[0-9]+}}): connection lost: {{.+}}
+// CHECK-NOT: long region finished
+// CHECK: limit: within 30 s
+// CHECK: exit-status: {{[1-9][0-9]*}}

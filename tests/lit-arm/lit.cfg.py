@@ -1,0 +1,150 @@
+# -*- Python -*-
+# lit configuration for the Arm testbed: the end-to-end tests of tests/lit/offload, run a
+# second time with aarch64 device images (scripts/ompdpu-aarch64-cc) against the
+# cross-built aarch64 ompdpu-server in an arm64 VM (scripts/ompdpu-vm), plus the tests of
+# tests/lit-arm/arm (proof that regions run on aarch64, arm variants of the fault tests).
+#
+# Two suites share this file; CMake writes one site config for each:
+#   build/tests/lit-arm/offload/lit.site.cfg.py  test sources: tests/lit/offload
+#   build/tests/lit-arm/arm/lit.site.cfg.py      test sources: tests/lit-arm/arm
+# The VM is started once for the whole run (tests/lit-arm/run-lit-arm.sh, the ctest
+# `lit-arm`, does it), not per test; its name comes from --param vm_name=NAME, else
+# $OMPDPU_VM_NAME, else "lit-arm". Straight from the source tree (no site config) only
+# tests/lit-arm/arm runs, with the build in --param ompdpu_build=DIR or <source>/build.
+import os
+import subprocess
+import sys
+
+_here = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, _here)
+sys.dont_write_bytecode = True      # no __pycache__ in the source tree
+import armlit  # noqa: E402  (the test format; a module so that lit's workers can load it)
+
+if not hasattr(config, "ompdpu_arm_suite"):
+    # No site config: the arm/ tests from the source tree, default paths.
+    _src = os.path.dirname(os.path.dirname(_here))
+    _build = os.path.abspath(lit_config.params.get("ompdpu_build")
+                             or os.environ.get("OMPDPU_BUILD_DIR")
+                             or os.path.join(_src, "build"))
+    config.ompdpu_source_root = _src
+    config.ompdpu_bin_dir = os.path.join(_build, "bin")
+    config.ompdpu_lib_dir = os.path.join(_build, "lib")
+    config.ompdpu_include_dir = os.path.join(_src, "runtime", "include")
+    config.ompdpu_llvm_tools_dir = "/usr/lib/llvm-14/bin"
+    config.ompdpu_python = "/usr/bin/python3"
+    config.ompdpu_arm_suite = "arm"
+    config.ompdpu_arm_source = _here
+    config.ompdpu_lit_exec_root = os.path.join(_build, "tests", "lit-arm", "arm")
+
+_src = config.ompdpu_source_root
+
+# Tests of tests/lit/offload that mean nothing on this testbed, with the reason (lit
+# reports them UNSUPPORTED). Tests written for it can also say `UNSUPPORTED: arm-vm`.
+UNSUPPORTED = {
+    "explicit_server.c":
+        "starts an x86_64 ompdpu-server on host loopback (Inputs/with_server.py); "
+        "tests/lit-arm/arm/explicit_server.c runs the same program against a server "
+        "started by hand in the guest",
+}
+
+
+config.name = "ompdpu-arm-" + config.ompdpu_arm_suite
+config.test_format = armlit.ArmShTest(
+    UNSUPPORTED if config.ompdpu_arm_suite == "offload" else {}, execute_external=False)
+config.suffixes = [".c", ".cpp"]
+config.excludes = ["Inputs", "CMakeLists.txt"]
+config.test_source_root = config.ompdpu_arm_source
+config.test_exec_root = config.ompdpu_lit_exec_root
+config.available_features.add("arm-vm")
+config.available_features.add("aarch64-device")
+
+# --- environment ---------------------------------------------------------------------
+tools = config.ompdpu_llvm_tools_dir
+config.environment["PATH"] = os.pathsep.join(
+    [tools, config.environment.get("PATH", os.environ.get("PATH", ""))])
+for var, val in os.environ.items():
+    if var.startswith(("UCX_", "LIBOMPTARGET_")) or var in ("OMPDPU_LOG", "OMPDPU_DEBUG"):
+        config.environment[var] = val
+for var in ("OMP_TARGET_OFFLOAD", "OMPDPU_DEVICES", "OMPDPU_SERVER_PIDS"):
+    config.environment.pop(var, None)
+# The arm64 sysroot of scripts/ompdpu-aarch64-cc and the build ompdpu-vm uses.
+for var in ("OMPDPU_ARM64_SYSROOT", "OMPDPU_ARM64_BUILD", "OMPDPU_VM_CACHE"):
+    if var in os.environ:
+        config.environment[var] = os.environ[var]
+config.environment["OMPDPU_BUILD_DIR"] = os.path.dirname(config.ompdpu_bin_dir)
+
+# --- limits: 300 s per test (emulated Arm cores; --param ompdpu_timeout=S), at most 2
+# tests at a time ------------------------------------------------------------------------
+lit_config.parallelism_groups["ompdpu-arm"] = 2
+config.parallelism_group = "ompdpu-arm"
+_time_limit = int(lit_config.params.get("ompdpu_timeout", 300))
+_run_prefix = ""
+supported, why = lit_config.maxIndividualTestTimeIsSupported
+if supported:
+    if not lit_config.maxIndividualTestTime:
+        lit_config.maxIndividualTestTime = _time_limit
+else:
+    lit_config.note("per-test timeout unavailable (%s); wrapping runs in `timeout %d`"
+                    % (why, _time_limit))
+    _run_prefix = "timeout -k 10 %d " % _time_limit
+
+# --- the VM --------------------------------------------------------------------------
+vm_name = (lit_config.params.get("vm_name") or os.environ.get("OMPDPU_VM_NAME")
+           or "lit-arm")
+python = config.ompdpu_python
+vm_tool = os.path.join(_src, "scripts", "ompdpu-vm")
+vm = "%s %s --name %s" % (python, vm_tool, vm_name)
+_st = subprocess.run([python, vm_tool, "--name", vm_name, "status"],
+                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                     env=dict(os.environ, OMPDPU_BUILD_DIR=config.environment["OMPDPU_BUILD_DIR"]))
+if _st.returncode != 0:
+    lit_config.fatal("the arm64 VM '%s' is not running or not answering:\n%s\n"
+                     "Run the suite through tests/lit-arm/run-lit-arm.sh (ctest -L arm), or "
+                     "start the VM first: scripts/ompdpu-vm --name %s start"
+                     % (vm_name, _st.stdout.strip(), vm_name))
+# The guest address, from the status line "guest 10.A.B.2 (...)".
+_guest = [w for line in _st.stdout.splitlines() if line.strip().startswith("guest ")
+          for w in line.split()[1:2]]
+guest_ip = _guest[0] if _guest else "10.233.0.2"
+
+# --- compilers: aarch64 device images ---------------------------------------------------
+# libompdpu is a host library: clang 14 hands -L/-l of the command line to the device link
+# too, where the x86_64 libompdpu.so is "incompatible with elf64-littleaarch64". A linker
+# script named libompdpu.so, found first by the device link only, gives it nothing.
+triple = "aarch64-unknown-linux-gnu"
+stub_dir = os.path.join(config.ompdpu_lit_exec_root, "device-stubs")
+os.makedirs(stub_dir, exist_ok=True)
+with open(os.path.join(stub_dir, "libompdpu.so"), "w") as f:
+    f.write("/* libompdpu is host-only: nothing to link into aarch64 device images */\n")
+cc = os.path.join(_src, "scripts", "ompdpu-aarch64-cc")
+link = "-Xopenmp-target=%s -L%s -I%s -L%s -lompdpu -Wl,-rpath,%s" % (
+    triple, stub_dir, config.ompdpu_include_dir, config.ompdpu_lib_dir, config.ompdpu_lib_dir)
+
+# --- substitutions (longer names first) ------------------------------------------------
+ompdpu = os.path.join(config.ompdpu_bin_dir, "ompdpu")
+inputs = os.path.join(_here, "arm", "Inputs")
+subs = [
+    ("%clangxx-offload", "%s --cxx %s" % (cc, link)),
+    ("%clang-offload", "%s %s" % (cc, link)),
+    ("%run-dpu2", "%senv OMP_TARGET_OFFLOAD=mandatory %s run --devices 2 --" % (_run_prefix, vm)),
+    ("%run-dpu", "%senv OMP_TARGET_OFFLOAD=mandatory %s run --" % (_run_prefix, vm)),
+    ("%vm-fault", "%s %s --ompdpu-vm %s --name %s" % (
+        python, os.path.join(inputs, "vm_fault.py"), vm_tool, vm_name)),
+    ("%vm", _run_prefix + vm),
+    ("%guest", guest_ip),
+    ("%no-host", guest_ip.rsplit(".", 1)[0] + ".3"),   # in the guest's subnet, unused
+    ("%lit-src", os.path.join(_src, "tests", "lit")),
+    ("%ompdpu", _run_prefix + ompdpu),
+    ("%python", python),
+    ("%llvm-readelf", os.path.join(tools, "llvm-readelf")),
+    ("%llvm-objcopy", os.path.join(tools, "llvm-objcopy")),
+]
+config.substitutions.extend(subs)
+
+for tool in ("ompdpu",):
+    if not os.path.exists(os.path.join(config.ompdpu_bin_dir, tool)):
+        lit_config.warning("%s not built yet in %s: tests will fail"
+                           % (tool, config.ompdpu_bin_dir))
+if not os.path.exists(os.path.join(config.ompdpu_lib_dir, "ompdpu",
+                                   "libomptarget.rtl.aarch64.so")):
+    lit_config.warning("no aarch64 plugin in %s/ompdpu: tests will fail" % config.ompdpu_lib_dir)
