@@ -9,9 +9,11 @@ PACKAGES=(
   pkg-config python3 python3-psutil
   # the runtime's libraries
   libucx-dev ucx-utils libffi-dev libelf-dev
-  # tests and benchmarks
-  libgtest-dev libgmock-dev libbenchmark-dev libopenblas-dev
-  openmpi-bin libopenmpi-dev
+  # tests and benchmarks (OpenBLAS, BLIS and oneDNN are the kernels' references)
+  libgtest-dev libgmock-dev libbenchmark-dev libopenblas-dev libblis-dev
+  libdnnl-dev openmpi-bin libopenmpi-dev
+  # the aarch64 portability check of dnn-kernels (serial, under qemu-user)
+  qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross
 )
 
 missing=()

@@ -1,0 +1,64 @@
+/* Register and cache blocking of the packed GEMM, chosen per target ISA.
+ *
+ * The micro-kernel keeps an MR x NR tile of C in registers: NR is a multiple
+ * of the vector width so that each row is a whole number of vectors, and
+ * MR * NR / width accumulators plus a few B vectors must fit the register
+ * file (32 vectors on AVX-512 and AArch64 NEON, 16 on AVX2/SSE). The values
+ * are plain numbers, not intrinsics; any of them can be overridden with -D
+ * for tuning. */
+#ifndef DNNK_GEMM_CONFIG_H
+#define DNNK_GEMM_CONFIG_H
+
+#if defined(__AVX512F__)
+/* 16 lanes, 32 registers: 8 rows x 3 vectors = 24 accumulators. Measured
+ * against 12 x 32 and 6 x 64 (same register use): 8 rows waste least on the
+ * small output-channel counts of convolutions (6, 16, 64). */
+#define DNNK_VLEN_DEFAULT 16
+#define DNNK_MR_DEFAULT 8
+#define DNNK_NR_DEFAULT 48
+#define DNNK_KC_DEFAULT 256
+#elif defined(__AVX2__) || defined(__AVX__)
+/* 8 lanes, 16 registers: 6 rows x 2 vectors = 12 accumulators. */
+#define DNNK_VLEN_DEFAULT 8
+#define DNNK_MR_DEFAULT 6
+#define DNNK_NR_DEFAULT 16
+#define DNNK_KC_DEFAULT 256
+#elif defined(__aarch64__) || defined(__ARM_NEON)
+/* 4 lanes, 32 registers (Cortex-A72 of BlueField-2): 8 x 3 vectors = 24. */
+#define DNNK_VLEN_DEFAULT 4
+#define DNNK_MR_DEFAULT 8
+#define DNNK_NR_DEFAULT 12
+#define DNNK_KC_DEFAULT 256
+#else
+/* SSE2 baseline: 4 lanes, 16 registers: 4 rows x 2 vectors = 8. */
+#define DNNK_VLEN_DEFAULT 4
+#define DNNK_MR_DEFAULT 4
+#define DNNK_NR_DEFAULT 8
+#define DNNK_KC_DEFAULT 256
+#endif
+
+/* Floats per vector register of the micro-kernel (divides NR). */
+#ifndef DNNK_VLEN
+#define DNNK_VLEN DNNK_VLEN_DEFAULT
+#endif
+#ifndef DNNK_MR
+#define DNNK_MR DNNK_MR_DEFAULT
+#endif
+#ifndef DNNK_NR
+#define DNNK_NR DNNK_NR_DEFAULT
+#endif
+/* Depth of a packed panel: an NR-wide B sliver (KC * NR floats) should stay
+ * in L1 while the A block streams from L2. */
+#ifndef DNNK_KC
+#define DNNK_KC DNNK_KC_DEFAULT
+#endif
+/* Rows of the packed A block (a multiple of MR), sized for L2. */
+#ifndef DNNK_MC
+#define DNNK_MC (DNNK_MR * 24)
+#endif
+/* Columns of the packed B panel (a multiple of NR), sized for L2/L3. */
+#ifndef DNNK_NC
+#define DNNK_NC (DNNK_NR * 128)
+#endif
+
+#endif /* DNNK_GEMM_CONFIG_H */
