@@ -8,9 +8,9 @@
 #   scripts/bench.sh            # full run (under 20 minutes)
 #   scripts/bench.sh --quick    # CI run (under 3 minutes once built)
 #
-# Options after the first are passed to benchmarks/suite/run_suite.py
-# (--out DIR, --reps N, --only augment,halo,conv3x3,conv1x1, --ranks K,
-# --mpi-pml ob1|ucx, --no-micro, ...; see --help). OMPDPU_BUILD selects the
+# Options go to benchmarks/suite/run_suite.py
+# (--out DIR, --reps N, --only augment,halo2k,halo4k,conv3x3,conv1x1,
+# --ranks K, --mpi-pml ob1|ucx, --no-micro, ...; see --help). OMPDPU_BUILD selects the
 # build directory (default build), JOBS the build parallelism.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,7 +18,7 @@ BUILD=${OMPDPU_BUILD:-build}
 
 for a in "$@"; do
   if [[ $a == -h || $a == --help ]]; then
-    sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'
     exec /usr/bin/python3 benchmarks/suite/run_suite.py --help
   fi
 done

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 static int Quick;
@@ -101,7 +102,12 @@ static void bandwidth(int Dev) {
                                256 << 20};
   int NSizes = Quick ? 4 : 5;
   long Max = Sizes[NSizes - 1];
-  char *B = malloc(Max);
+  // Huge pages on the host side too, as ucx_perftest's buffers have them:
+  // the zero-copy path copies page by page.
+  char *B = NULL;
+  if (posix_memalign((void **)&B, 2 << 20, Max))
+    exit(1);
+  madvise(B, Max, MADV_HUGEPAGE);
   for (long I = 0; I < Max; ++I)
     B[I] = (char)I;
 #pragma omp target enter data device(Dev) map(to : B[0:Max])
@@ -175,7 +181,12 @@ static void deviceToDevice(int D0, int D1) {
 
 static void hostMemcpy(void) {
   long S = 64 << 20;
-  char *A = malloc(S), *B = malloc(S);
+  char *A = NULL, *B = NULL;
+  if (posix_memalign((void **)&A, 2 << 20, S) ||
+      posix_memalign((void **)&B, 2 << 20, S))
+    exit(1);
+  madvise(A, S, MADV_HUGEPAGE);
+  madvise(B, S, MADV_HUGEPAGE);
   memset(A, 1, S);
   memset(B, 2, S);
   double V[REPS];
