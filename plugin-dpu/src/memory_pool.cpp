@@ -12,11 +12,42 @@ unsigned DeviceMemoryPool::classOf(uint64_t Size) {
   return C;
 }
 
+Status DeviceMemoryPool::dropLargeCache() {
+  Status First;
+  for (auto &[Size, Ptr] : FreeLarge) {
+    ++ServerCalls;
+    if (Status S = FreeOnServer(Ptr); !S.ok() && First.ok())
+      First = S;
+  }
+  FreeLarge.clear();
+  FreeLargeBytes = 0;
+  return First;
+}
+
 Expected<uint64_t> DeviceMemoryPool::allocate(uint64_t Size) {
   if (Size > kMaxPooled) {
+    // Sizes rounded to 64 KiB, so that nearly equal arrays share blocks.
+    uint64_t Rounded = (Size + kMaxPooled - 1) & ~(kMaxPooled - 1);
     std::lock_guard<std::mutex> L(M);
+    auto It = FreeLarge.find(Rounded);
+    if (It != FreeLarge.end()) {
+      uint64_t Ptr = It->second;
+      FreeLarge.erase(It);
+      FreeLargeBytes -= Rounded;
+      LiveLarge[Ptr] = Rounded;
+      return Ptr;
+    }
     ++ServerCalls;
-    return AllocOnServer(Size);
+    auto P = AllocOnServer(Rounded);
+    if (!P && FreeLargeBytes) {
+      // The cache may hold the memory the server misses: give it back.
+      (void)dropLargeCache();
+      ++ServerCalls;
+      P = AllocOnServer(Rounded);
+    }
+    if (P)
+      LiveLarge[*P] = Rounded;
+    return P;
   }
   unsigned C = classOf(Size ? Size : 1);
   uint64_t BlockSize = uint64_t(1) << (C + kMinShift);
@@ -50,6 +81,16 @@ Status DeviceMemoryPool::release(uint64_t Ptr) {
   std::unique_lock<std::mutex> L(M);
   auto It = Live.find(Ptr);
   if (It == Live.end()) {
+    auto Large = LiveLarge.find(Ptr);
+    if (Large != LiveLarge.end()) {
+      uint64_t Rounded = Large->second;
+      LiveLarge.erase(Large);
+      if (FreeLargeBytes + Rounded <= kLargeCacheBytes) {
+        FreeLarge.emplace(Rounded, Ptr);
+        FreeLargeBytes += Rounded;
+        return Status();
+      }
+    }
     ++ServerCalls;
     return FreeOnServer(Ptr);
   }

@@ -42,6 +42,10 @@ public:
   Status release(uint64_t Ptr);
   /// Number of server round trips made so far (for tests and statistics).
   uint64_t serverCalls() const { return ServerCalls; }
+  /// Freed large blocks kept for reuse, at most this many bytes: a program
+  /// that maps the same big arrays region after region then allocates on
+  /// the server only once.
+  static constexpr uint64_t kLargeCacheBytes = 512ull << 20;
 
 private:
   static constexpr unsigned kMinShift = 6; // 64-byte blocks and alignment
@@ -53,6 +57,12 @@ private:
   std::mutex M;
   std::array<std::vector<uint64_t>, kClasses> FreeLists;
   std::unordered_map<uint64_t, unsigned> Live; // pooled block -> class
+  /// Large blocks: live ones with their rounded size, freed ones by size.
+  std::unordered_map<uint64_t, uint64_t> LiveLarge;
+  std::unordered_multimap<uint64_t, uint64_t> FreeLarge; // size -> block
+  uint64_t FreeLargeBytes = 0;
+  /// Return every cached large block to the server.
+  Status dropLargeCache();
   uint64_t SlabCursor = 0, SlabEnd = 0;
   uint64_t ServerCalls = 0;
 };

@@ -4,6 +4,7 @@
 #include "common/log.h"
 
 #include <poll.h>
+#include <sched.h>
 #include <unistd.h>
 
 namespace ompdpu::client {

@@ -18,6 +18,7 @@
 #include <map>
 #include <mutex>
 #include <set>
+#include <sched.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -757,9 +758,12 @@ void Session::lead() {
       Idle = 0;
       continue;
     }
-    // Read the clock only now and then while spinning.
+    // Read the clock only now and then while spinning, and let other
+    // threads on this core (kernels of other sessions, the host program of
+    // an emulated DPU) run between polls.
     if (Idle++ == 0)
       LastActivity = Clock::now();
+    sched_yield();
     if ((Idle & 31) || Clock::now() - LastActivity < Spin)
       continue;
     Idle = 0;
