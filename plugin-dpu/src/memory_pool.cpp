@@ -20,6 +20,7 @@ Status DeviceMemoryPool::dropLargeCache() {
       First = S;
   }
   FreeLarge.clear();
+  CachedLarge.clear();
   FreeLargeBytes = 0;
   return First;
 }
@@ -33,6 +34,7 @@ Expected<uint64_t> DeviceMemoryPool::allocate(uint64_t Size) {
     if (It != FreeLarge.end()) {
       uint64_t Ptr = It->second;
       FreeLarge.erase(It);
+      CachedLarge.erase(Ptr);
       FreeLargeBytes -= Rounded;
       LiveLarge[Ptr] = Rounded;
       return Ptr;
@@ -87,9 +89,13 @@ Status DeviceMemoryPool::release(uint64_t Ptr) {
       LiveLarge.erase(Large);
       if (FreeLargeBytes + Rounded <= kLargeCacheBytes) {
         FreeLarge.emplace(Rounded, Ptr);
+        CachedLarge[Ptr] = Rounded;
         FreeLargeBytes += Rounded;
         return Status();
       }
+    } else if (CachedLarge.count(Ptr)) {
+      return Status::error(format("0x%lx was already freed",
+                                  (unsigned long)Ptr));
     }
     ++ServerCalls;
     return FreeOnServer(Ptr);
