@@ -1,0 +1,100 @@
+// The plugin's device memory sub-allocator, against a fake server.
+#include "memory_pool.h"
+
+#include <gtest/gtest.h>
+#include <map>
+
+using namespace ompdpu;
+using ompdpu::plugin::DeviceMemoryPool;
+
+namespace {
+/// A server that hands out addresses from a counter, with a byte limit.
+struct FakeServer {
+  uint64_t Next = 1 << 20, Limit = ~0ull, InUse = 0;
+  std::map<uint64_t, uint64_t> Live;
+  DeviceMemoryPool pool() {
+    return DeviceMemoryPool(
+        [this](uint64_t Size) -> Expected<uint64_t> {
+          if (InUse + Size > Limit)
+            return Status::error("out of device memory");
+          uint64_t P = Next;
+          Next += (Size + 4095) & ~4095ull;
+          Live[P] = Size;
+          InUse += Size;
+          return P;
+        },
+        [this](uint64_t Ptr) {
+          auto It = Live.find(Ptr);
+          if (It == Live.end())
+            return Status::error("not allocated");
+          InUse -= It->second;
+          Live.erase(It);
+          return Status();
+        });
+  }
+};
+} // namespace
+
+TEST(MemoryPool, SmallBlocksComeFromSlabsAndAreReused) {
+  FakeServer S;
+  DeviceMemoryPool P = S.pool();
+  std::map<uint64_t, uint64_t> Seen;
+  for (uint64_t Size : {1, 8, 64, 65, 100, 4096, 65536}) {
+    auto A = P.allocate(Size);
+    ASSERT_TRUE(A);
+    EXPECT_EQ(*A % 64, 0u) << "64-byte alignment";
+    Seen[*A] = Size;
+  }
+  EXPECT_EQ(P.serverCalls(), 1u) << "one slab serves them all";
+  // Blocks never overlap.
+  uint64_t End = 0;
+  for (auto &[Ptr, Size] : Seen) {
+    EXPECT_GE(Ptr, End);
+    End = Ptr + Size;
+  }
+  uint64_t First = Seen.begin()->first;
+  ASSERT_TRUE(P.release(First).ok());
+  auto Again = P.allocate(Seen.begin()->second);
+  ASSERT_TRUE(Again);
+  EXPECT_EQ(*Again, First) << "freed blocks are reused";
+}
+
+TEST(MemoryPool, BlocksNeverStraddleSlabs) {
+  FakeServer S;
+  DeviceMemoryPool P = S.pool();
+  for (int K = 0; K < 200; ++K) {
+    auto A = P.allocate(60000);
+    ASSERT_TRUE(A);
+    bool Inside = false;
+    for (auto &[Slab, Size] : S.Live)
+      Inside |= *A >= Slab && *A + 60000 <= Slab + Size;
+    EXPECT_TRUE(Inside) << K;
+  }
+}
+
+TEST(MemoryPool, LargeBlocksAreCachedAndDoubleFreesCaught) {
+  FakeServer S;
+  DeviceMemoryPool P = S.pool();
+  auto A = P.allocate(10 << 20);
+  ASSERT_TRUE(A);
+  uint64_t Calls = P.serverCalls();
+  ASSERT_TRUE(P.release(*A).ok());
+  EXPECT_FALSE(P.release(*A).ok()) << "double free";
+  auto B = P.allocate((10 << 20) - 100);
+  ASSERT_TRUE(B);
+  EXPECT_EQ(*B, *A) << "same rounded size: the cached block is reused";
+  EXPECT_EQ(P.serverCalls(), Calls);
+  EXPECT_FALSE(P.release(12345).ok()) << "unknown pointers go to the server";
+}
+
+TEST(MemoryPool, CacheIsGivenBackWhenTheServerIsFull) {
+  FakeServer S;
+  S.Limit = 24 << 20;
+  DeviceMemoryPool P = S.pool();
+  auto A = P.allocate(16 << 20);
+  ASSERT_TRUE(A);
+  ASSERT_TRUE(P.release(*A).ok()); // cached: still held on the server
+  auto B = P.allocate(20 << 20);   // does not fit beside the cached block
+  ASSERT_TRUE(B) << B.status().message();
+  EXPECT_EQ(S.Live.size(), 1u);
+}
