@@ -6,17 +6,47 @@
 
 namespace ompdpu::server {
 
+namespace {
+/// Call interfaces for every argument count up to kCachedArgs: preparing one
+/// costs more than an empty kernel.
+constexpr size_t kCachedArgs = 64;
+struct CallInterfaces {
+  ffi_type *Types[kCachedArgs];
+  ffi_cif Cif[kCachedArgs + 1];
+  bool Ok[kCachedArgs + 1];
+  CallInterfaces() {
+    for (ffi_type *&T : Types)
+      T = &ffi_type_pointer;
+    for (size_t N = 0; N <= kCachedArgs; ++N)
+      Ok[N] = ffi_prep_cif(&Cif[N], FFI_DEFAULT_ABI, N, &ffi_type_void,
+                           Types) == FFI_OK;
+  }
+};
+} // namespace
+
 void callKernel(uint64_t Entry, const std::vector<uint64_t> &Args) {
-  std::vector<ffi_type *> Types(Args.size(), &ffi_type_pointer);
-  std::vector<void *> Values(Args.size());
-  std::vector<void *> Ptrs(Args.size());
-  for (size_t K = 0; K < Args.size(); ++K) {
+  static const CallInterfaces Cached;
+  size_t N = Args.size();
+  if (N <= kCachedArgs && Cached.Ok[N]) {
+    void *Ptrs[kCachedArgs];
+    void *Values[kCachedArgs];
+    for (size_t K = 0; K < N; ++K) {
+      Ptrs[K] = reinterpret_cast<void *>(Args[K]);
+      Values[K] = &Ptrs[K];
+    }
+    ffi_call(const_cast<ffi_cif *>(&Cached.Cif[N]),
+             reinterpret_cast<void (*)()>(Entry), nullptr, Values);
+    return;
+  }
+  std::vector<ffi_type *> Types(N, &ffi_type_pointer);
+  std::vector<void *> Values(N), Ptrs(N);
+  for (size_t K = 0; K < N; ++K) {
     Ptrs[K] = reinterpret_cast<void *>(Args[K]);
     Values[K] = &Ptrs[K];
   }
   ffi_cif Cif;
-  if (ffi_prep_cif(&Cif, FFI_DEFAULT_ABI, Args.size(), &ffi_type_void,
-                   Types.data()) != FFI_OK)
+  if (ffi_prep_cif(&Cif, FFI_DEFAULT_ABI, N, &ffi_type_void, Types.data()) !=
+      FFI_OK)
     return;
   ffi_call(&Cif, reinterpret_cast<void (*)()>(Entry), nullptr, Values.data());
 }

@@ -23,7 +23,7 @@ namespace ompdpu::server {
 struct KernelJob {
   uint64_t Entry = 0;
   std::vector<uint64_t> Args;
-  std::string Name;
+  const char *Name = nullptr; ///< owned by the session's kernel table
   std::function<void(bool OnLoopThread)> Done;
 };
 

@@ -491,20 +491,23 @@ void Session::doLoad(const Request &R) {
 }
 
 void Session::doRun(const Request &R) {
-  auto Msg = std::make_shared<Run>();
+  Run Msg;
   Reader Rd(R.Body.data(), R.Body.size());
-  if (!decodeBody(Rd, *Msg).ok())
+  if (!decodeBody(Rd, Msg).ok())
     return fail(R, kErrInvalid, "malformed Run");
-  auto K = Kernels.find(Msg->Entry);
+  auto K = Kernels.find(Msg.Entry);
   if (K == Kernels.end())
     return fail(R, kErrNotFound,
                 format("0x%lx is not a kernel of a loaded image",
-                       (unsigned long)Msg->Entry));
+                       (unsigned long)Msg.Entry));
   KernelJob Job;
-  Job.Entry = Msg->Entry;
-  Job.Args = std::move(Msg->Args);
-  Job.Name = K->second;
-  Request Copy = R;
+  Job.Entry = Msg.Entry;
+  Job.Args = std::move(Msg.Args);
+  Job.Name = K->second.c_str(); // std::map nodes never move
+  // The reply needs the header and the sender only, not the body.
+  Request Copy;
+  Copy.H = R.H;
+  Copy.From = R.From;
   Job.Done = [this, Copy](bool OnLoopThread) {
     if (OnLoopThread)
       complete(Copy, Reply());
@@ -649,7 +652,7 @@ int Session::run() {
 
 double Session::runKernel(KernelJob &Job) {
   auto T0 = std::chrono::steady_clock::now();
-  setCurrentKernel(Job.Name.c_str());
+  setCurrentKernel(Job.Name);
   callKernel(Job.Entry, Job.Args);
   setCurrentKernel(nullptr);
   return std::chrono::duration<double, std::micro>(
