@@ -134,6 +134,7 @@ subs = [
     ("%guest", guest_ip),
     ("%no-host", guest_ip.rsplit(".", 1)[0] + ".3"),   # in the guest's subnet, unused
     ("%lit-src", os.path.join(_src, "tests", "lit")),
+    ("%src-root", _src),
     ("%ompdpu", _run_prefix + ompdpu),
     ("%python", python),
     ("%llvm-readelf", os.path.join(tools, "llvm-readelf")),
