@@ -23,6 +23,16 @@
 using namespace ompdpu;
 using namespace ompdpu::server;
 
+#ifdef OMPDPU_HAVE_MPI
+/// Drive MPI's progress engine: a probe makes Open MPI advance the sends and
+/// receives that kernels posted, while no kernel runs.
+static void progressMpi() {
+  int Flag = 0;
+  MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &Flag,
+             MPI_STATUS_IGNORE);
+}
+#endif
+
 static uint64_t takeEnvNumber(const char *Name) {
   const char *V = std::getenv(Name);
   uint64_t N = V ? std::strtoull(V, nullptr, 10) : 0;
@@ -74,6 +84,7 @@ int main(int Argc, char **Argv) {
     MPI_Comm_rank(MPI_COMM_WORLD, &Opts->MpiRank);
     MPI_Comm_size(MPI_COMM_WORLD, &Opts->MpiSize);
     setLogPrefix(format("ompdpu-server[rank %d]", Opts->MpiRank));
+    Opts->MpiProgress = progressMpi;
     int Rc = runSupervisor(*Opts, "");
     MPI_Finalize();
     return Rc;

@@ -21,6 +21,10 @@ struct ServerOptions {
   /// its client's kernels in its own (MPI) process, one client at a time.
   bool Mpi = false;
   int MpiRank = 0, MpiSize = 1;
+  /// MPI mode: called by an idle session loop so that MPI operations that
+  /// kernels started (and will wait for in a later kernel) make progress
+  /// between kernels.
+  void (*MpiProgress)() = nullptr;
   // Internal: run as a session process (started by the supervisor).
   bool Session = false;
   int ControlFd = -1;

@@ -766,11 +766,17 @@ void Session::lead() {
     // an emulated DPU) run between polls.
     if (Idle++ == 0)
       LastActivity = Clock::now();
+    if (Opts.IdleHook && (Idle & 7) == 1)
+      Opts.IdleHook();
     sched_yield();
     if ((Idle & 31) || Clock::now() - LastActivity < Spin)
       continue;
     Idle = 0;
-    W->wait(100);
+    // With an idle hook (MPI progress) sleep briefly, so that MPI transfers
+    // that kernels posted keep moving between kernels.
+    W->wait(Opts.IdleHook ? 10 : 100);
+    if (Opts.IdleHook)
+      Opts.IdleHook();
   }
 }
 

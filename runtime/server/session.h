@@ -21,6 +21,7 @@ struct SessionOptions {
   unsigned Cores = 1;       ///< cores kernels may use
   double SpinMicros = 20;   ///< busy-poll time before sleeping
   std::string Transports;   ///< UCX_TLS for the session ("": UCX's choice)
+  void (*IdleHook)() = nullptr; ///< called now and then while idle
   /// In-process sessions (MPI mode): set by the supervisor to end the
   /// session when its client is gone.
   std::atomic<bool> *ExternalStop = nullptr;

@@ -256,6 +256,7 @@ Status Supervisor::startInProcessSession(ClientRec &C, uint64_t Token,
   SO.Cores = Cores;
   SO.SpinMicros = Opts.SpinMicros;
   SO.Transports = SessionTransports;
+  SO.IdleHook = Opts.MpiProgress;
   SO.ExternalStop = C.StopFlag.get();
   std::atomic<bool> *Finished = C.Finished.get();
   C.Thread = std::make_unique<std::thread>([SO, Finished, WFd = Fds[1],
