@@ -143,8 +143,8 @@ Status DpuDevice::submit(void *Dst, const void *Src, int64_t Size,
   if (Async && Size <= kCoalesceMax) {
     // Copying a few bytes is cheaper than a message of their own.
     AsyncQueue *Q = queueOf(Async);
-    Q->Coalesced.Pieces.push_back({reinterpret_cast<uint64_t>(Dst),
-                                   static_cast<uint64_t>(Size)});
+    Q->Coalesced.Pieces.push_back(
+        {reinterpret_cast<uint64_t>(Dst), static_cast<uint64_t>(Size)});
     const auto *B = static_cast<const uint8_t *>(Src);
     Q->CoalescedBytes.insert(Q->CoalescedBytes.end(), B, B + Size);
     if (Q->CoalescedBytes.size() >= kCoalesceFlush)

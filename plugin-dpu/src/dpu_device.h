@@ -1,4 +1,5 @@
-//===- dpu_device.h - One DPU as an OpenMP device -----------------*- C++ -*-===//
+//===- dpu_device.h - One DPU as an OpenMP device -----------------*- C++
+//-*-===//
 //
 // The device logic behind the ABI glue: images, memory, queues and events of
 // one DPU, on top of a protocol Connection. Errors are values here and turn
@@ -44,9 +45,9 @@ struct AsyncQueue {
 struct Event {
   std::mutex M;
   std::condition_variable Resolved;
-  bool Pending = false;      ///< waits for the queue's next flush
-  uint32_t QueueId = 0;      ///< queue it was recorded in (0: none)
-  uint64_t QueueEpoch = 0;   ///< that queue's use (queues are reused)
+  bool Pending = false;    ///< waits for the queue's next flush
+  uint32_t QueueId = 0;    ///< queue it was recorded in (0: none)
+  uint64_t QueueEpoch = 0; ///< that queue's use (queues are reused)
   std::vector<client::Ticket> Before;
 };
 
@@ -88,7 +89,8 @@ private:
   /// Send the queue's coalesced submits, if any.
   void flushCoalesced(AsyncQueue &Q);
   /// Issue through a queue (Async set) or synchronously (Async null).
-  template <typename IssueFn> Status perform(__tgt_async_info *Async, IssueFn F);
+  template <typename IssueFn>
+  Status perform(__tgt_async_info *Async, IssueFn F);
 
   int32_t Index;
   std::unique_ptr<client::Connection> Conn;

@@ -56,8 +56,7 @@ DpuPlugin::DpuPlugin() : Isa(isaFromOwnFileName()) { connectAll(); }
 void DpuPlugin::connectAll() {
   auto Cfg = loadClientConfig([](const char *N) { return std::getenv(N); });
   if (!Cfg) {
-    log(LogLevel::Error, "configuration: %s",
-        Cfg.status().message().c_str());
+    log(LogLevel::Error, "configuration: %s", Cfg.status().message().c_str());
     return;
   }
   const auto &Addrs = Cfg->Devices;
@@ -68,9 +67,8 @@ void DpuPlugin::connectAll() {
     Results.emplace_back(Status::error("not tried"));
   std::vector<std::thread> Threads;
   for (size_t K = 0; K < Addrs.size(); ++K)
-    Threads.emplace_back([&, K] {
-      Results[K] = client::Connection::open(Addrs[K], *Cfg, Isa);
-    });
+    Threads.emplace_back(
+        [&, K] { Results[K] = client::Connection::open(Addrs[K], *Cfg, Isa); });
   for (std::thread &T : Threads)
     T.join();
 

@@ -94,8 +94,8 @@ Status DeviceMemoryPool::release(uint64_t Ptr) {
         return Status();
       }
     } else if (CachedLarge.count(Ptr)) {
-      return Status::error(format("0x%lx was already freed",
-                                  (unsigned long)Ptr));
+      return Status::error(
+          format("0x%lx was already freed", (unsigned long)Ptr));
     }
     ++ServerCalls;
     return FreeOnServer(Ptr);

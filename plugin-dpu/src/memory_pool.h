@@ -1,4 +1,5 @@
-//===- memory_pool.h - Device memory sub-allocation on the host ---*- C++ -*-===//
+//===- memory_pool.h - Device memory sub-allocation on the host ---*- C++
+//-*-===//
 //
 // libomptarget allocates and frees device memory for every mapped variable
 // of every target region, synchronously. A round trip to the server for
@@ -60,7 +61,7 @@ private:
   /// Large blocks: live ones with their rounded size, freed ones by size.
   std::unordered_map<uint64_t, uint64_t> LiveLarge;
   std::unordered_multimap<uint64_t, uint64_t> FreeLarge; // size -> block
-  std::unordered_map<uint64_t, uint64_t> CachedLarge;      // block -> size
+  std::unordered_map<uint64_t, uint64_t> CachedLarge;    // block -> size
   uint64_t FreeLargeBytes = 0;
   /// Return every cached large block to the server.
   Status dropLargeCache();

@@ -38,9 +38,7 @@ thread_local void *LastAllocPtr = nullptr;
 thread_local uint64_t AllocCount = 0;
 
 /// Gracefully leave every server when the plugin is unloaded.
-__attribute__((destructor)) void unloadPlugin() {
-  DpuPlugin::get().shutdown();
-}
+__attribute__((destructor)) void unloadPlugin() { DpuPlugin::get().shutdown(); }
 } // namespace
 
 #define DEVICE_OR_FAIL(Id)                                                     \
@@ -52,9 +50,9 @@ extern "C" {
 #pragma GCC visibility push(default)
 
 int32_t __tgt_rtl_is_valid_binary(__tgt_device_image *Image) {
-  auto Machine = elfMachine(
-      Image->ImageStart, static_cast<char *>(Image->ImageEnd) -
-                             static_cast<char *>(Image->ImageStart));
+  auto Machine =
+      elfMachine(Image->ImageStart, static_cast<char *>(Image->ImageEnd) -
+                                        static_cast<char *>(Image->ImageStart));
   return Machine && DpuPlugin::get().acceptsMachine(*Machine);
 }
 
@@ -142,8 +140,8 @@ int32_t __tgt_rtl_is_data_exchangable(int32_t SrcId, int32_t DstId) {
 }
 
 int32_t __tgt_rtl_data_exchange_async(int32_t SrcId, void *SrcPtr,
-                                      int32_t DstId, void *DstPtr,
-                                      int64_t Size, __tgt_async_info *Async) {
+                                      int32_t DstId, void *DstPtr, int64_t Size,
+                                      __tgt_async_info *Async) {
   DEVICE_OR_FAIL(SrcId);
   DpuDevice *Dst = deviceOrReport(DstId);
   if (!Dst)
@@ -157,21 +155,23 @@ int32_t __tgt_rtl_data_exchange(int32_t SrcId, void *SrcPtr, int32_t DstId,
                                        nullptr);
 }
 
-int32_t __tgt_rtl_run_target_team_region_async(
-    int32_t Id, void *Entry, void **Args, ptrdiff_t *Offsets, int32_t NumArgs,
-    int32_t Teams, int32_t ThreadLimit, uint64_t, __tgt_async_info *Async) {
+int32_t __tgt_rtl_run_target_team_region_async(int32_t Id, void *Entry,
+                                               void **Args, ptrdiff_t *Offsets,
+                                               int32_t NumArgs, int32_t Teams,
+                                               int32_t ThreadLimit, uint64_t,
+                                               __tgt_async_info *Async) {
   DEVICE_OR_FAIL(Id);
-  return check(D, D->launch(Entry, Args, Offsets, NumArgs, Teams, ThreadLimit,
-                            Async));
+  return check(
+      D, D->launch(Entry, Args, Offsets, NumArgs, Teams, ThreadLimit, Async));
 }
 
 int32_t __tgt_rtl_run_target_team_region(int32_t Id, void *Entry, void **Args,
                                          ptrdiff_t *Offsets, int32_t NumArgs,
                                          int32_t Teams, int32_t ThreadLimit,
                                          uint64_t TripCount) {
-  return __tgt_rtl_run_target_team_region_async(
-      Id, Entry, Args, Offsets, NumArgs, Teams, ThreadLimit, TripCount,
-      nullptr);
+  return __tgt_rtl_run_target_team_region_async(Id, Entry, Args, Offsets,
+                                                NumArgs, Teams, ThreadLimit,
+                                                TripCount, nullptr);
 }
 
 int32_t __tgt_rtl_run_target_region_async(int32_t Id, void *Entry, void **Args,

@@ -48,9 +48,8 @@ Connection::open(const DeviceAddress &A, const ClientConfig &Cfg,
 
 void Connection::installHandlers(transport::Worker &Wk) {
   Wk.setHandler([this](const uint8_t *Ctrl, size_t Len,
-                       const transport::BulkData &D, transport::Peer) {
-    return onMessage(Ctrl, Len, D);
-  });
+                       const transport::BulkData &D,
+                       transport::Peer) { return onMessage(Ctrl, Len, D); });
   Wk.setPeerErrorHandler([this](transport::Peer P, const Status &S) {
     if ((P == SessionEp || P == BulkEp) && !SessionLost) {
       // Give the supervisor a moment to say why (checkHealth decides).
@@ -58,9 +57,9 @@ void Connection::installHandlers(transport::Worker &Wk) {
       SessionLostReason = S;
       SessionLostAt = Clock::now();
     } else if (P == SupervisorEp) {
-      failConnection(Status::error(
-          (SessionEp ? "connection lost: " : "cannot connect: ") +
-          S.message()));
+      failConnection(
+          Status::error((SessionEp ? "connection lost: " : "cannot connect: ") +
+                        S.message()));
     }
   });
 }
@@ -88,13 +87,15 @@ Status Connection::handshake(const std::string &WantIsa) {
     Header H;
     H.Type = MsgType::Hello;
     H.RequestId = T->Id;
-    SupW->send(SupervisorEp, frame(H, Hi), nullptr, 0, [this, T](const Status &S) {
-      if (!S.ok())
-        completeOp(T, S.withContext("cannot connect"));
-    });
+    SupW->send(SupervisorEp, frame(H, Hi), nullptr, 0,
+               [this, T](const Status &S) {
+                 if (!S.ok())
+                   completeOp(T, S.withContext("cannot connect"));
+               });
   }
   // The handshake has its own (connect) timeout.
-  auto Deadline = Clock::now() + std::chrono::duration<double>(Cfg.ConnectTimeout);
+  auto Deadline =
+      Clock::now() + std::chrono::duration<double>(Cfg.ConnectTimeout);
   while (!T->Done.load()) {
     {
       std::lock_guard<std::mutex> L(M);
@@ -139,10 +140,11 @@ Connection::~Connection() {
   if (Trace)
     for (unsigned K = 0; K < TraceStats.size(); ++K)
       if (TraceStats[K].second)
-        log(LogLevel::Info, "%s: %s: %lu requests, %.2f us from issue to "
-            "completion on average", Addr.text().c_str(),
-            typeName(static_cast<MsgType>(K)), TraceStats[K].second,
-            TraceStats[K].first / TraceStats[K].second);
+        log(LogLevel::Info,
+            "%s: %s: %lu requests, %.2f us from issue to "
+            "completion on average",
+            Addr.text().c_str(), typeName(static_cast<MsgType>(K)),
+            TraceStats[K].second, TraceStats[K].first / TraceStats[K].second);
   if (SupW && alive()) {
     // Orderly goodbye, bounded in time; failures here change nothing.
     Ticket B = issue(MsgType::Bye, Empty(), 0, 0, nullptr, 0, Lane::Session);
@@ -151,7 +153,8 @@ Connection::~Connection() {
       std::lock_guard<std::mutex> L(M);
       progressLocked();
     }
-    Ticket B2 = issue(MsgType::Bye, Empty(), 0, 0, nullptr, 0, Lane::Supervisor);
+    Ticket B2 =
+        issue(MsgType::Bye, Empty(), 0, 0, nullptr, 0, Lane::Supervisor);
     while (!B2->Done.load() && Clock::now() < Deadline && alive()) {
       std::lock_guard<std::mutex> L(M);
       progressLocked();
@@ -176,9 +179,8 @@ Connection::~Connection() {
 
 template <typename Body>
 Ticket Connection::issue(MsgType Type, const Body &B, uint32_t Queue,
-                         uint32_t Seq, const void *Data, uint64_t Len,
-                         Lane Via, void *RetrieveDst,
-                         uint64_t RetrieveLen) {
+                         uint32_t Seq, const void *Data, uint64_t Len, Lane Via,
+                         void *RetrieveDst, uint64_t RetrieveLen) {
   // Everything the reply handler reads is set before the request leaves:
   // another thread may receive the reply before issue() returns.
   auto T = std::make_shared<PendingOp>();
@@ -209,11 +211,11 @@ Ticket Connection::issue(MsgType Type, const Body &B, uint32_t Queue,
   H.RequestId = T->Id;
   H.Queue = Queue;
   H.Seq = Seq;
-  (Via == Lane::Supervisor ? SupW : W)->send(To, frame(H, B), Data, Len,
-          [this, T](const Status &S) {
-            if (!S.ok())
-              completeOp(T, S.withContext("send failed"));
-          });
+  (Via == Lane::Supervisor ? SupW : W)
+      ->send(To, frame(H, B), Data, Len, [this, T](const Status &S) {
+        if (!S.ok())
+          completeOp(T, S.withContext("send failed"));
+      });
   return T;
 }
 
@@ -279,8 +281,7 @@ Ticket Connection::exchange(uint64_t Src, uint64_t Size, const ServerInfo &Dst,
   X.DstPtr = DstPtr;
   X.DstToken = Dst.Token;
   X.PeerAddress = Dst.SessionAddress;
-  return issue(MsgType::ExchangeOut, X, Queue, Seq, nullptr, 0,
-               Lane::Session);
+  return issue(MsgType::ExchangeOut, X, Queue, Seq, nullptr, 0, Lane::Session);
 }
 
 Ticket Connection::ping() {
@@ -375,10 +376,10 @@ bool Connection::onMessage(const uint8_t *Ctrl, size_t Len,
   void *Dst = nullptr;
   if (T->Type == MsgType::Retrieve) {
     if (Data.Length != T->RetrieveLen) {
-      completeOp(T, Status::error(format("retrieve of %lu bytes answered with "
-                                         "%zu",
-                                         (unsigned long)T->RetrieveLen,
-                                         Data.Length)));
+      completeOp(
+          T, Status::error(format("retrieve of %lu bytes answered with "
+                                  "%zu",
+                                  (unsigned long)T->RetrieveLen, Data.Length)));
       return false;
     }
     Dst = T->RetrieveDst;
@@ -424,8 +425,8 @@ void Connection::checkHealth() {
   if (SessionLost) {
     // Prefer the supervisor's explanation (signal, kernel) when it comes.
     if (secondsSince(SessionLostAt) > 0.5)
-      failConnection(Status::error("connection lost: " +
-                                   SessionLostReason.message()));
+      failConnection(
+          Status::error("connection lost: " + SessionLostReason.message()));
     return;
   }
   if (Pending.empty() || !SessionEp)
@@ -438,7 +439,8 @@ void Connection::checkHealth() {
   }
   if (Cfg.KernelTimeout > 0)
     for (auto &[Id, T] : Pending)
-      if (T->Type == MsgType::Run && secondsSince(T->Issued) > Cfg.KernelTimeout) {
+      if (T->Type == MsgType::Run &&
+          secondsSince(T->Issued) > Cfg.KernelTimeout) {
         failConnection(Status::error(format(
             "kernel did not finish within %.1f s (OMPDPU_KERNEL_TIMEOUT)",
             Cfg.KernelTimeout)));
@@ -471,7 +473,8 @@ Status Connection::wait(const Ticket &T) {
     if (Sleep) {
       // Bounded sleep: another thread may consume our wake-up, and health
       // checks must run even when nothing arrives.
-      pollfd P[2] = {{SupW->eventFd(), POLLIN, 0}, {W ? W->eventFd() : -1, POLLIN, 0}};
+      pollfd P[2] = {{SupW->eventFd(), POLLIN, 0},
+                     {W ? W->eventFd() : -1, POLLIN, 0}};
       poll(P, W ? 2 : 1, 5);
       std::lock_guard<std::mutex> L(M);
       SupW->progress();

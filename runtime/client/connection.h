@@ -1,4 +1,5 @@
-//===- connection.h - Protocol client for one DPU server ----------*- C++ -*-===//
+//===- connection.h - Protocol client for one DPU server ----------*- C++
+//-*-===//
 //
 // The client half of the protocol: a connection to one server (supervisor
 // plus this client's session), on which any number of host threads issue
@@ -45,7 +46,7 @@ struct PendingOp {
   std::atomic<bool> Done{false};
   Status Result;
   uint64_t Value = 0;
-  void *RetrieveDst = nullptr;  ///< where Retrieve's bytes land
+  void *RetrieveDst = nullptr; ///< where Retrieve's bytes land
   uint64_t RetrieveLen = 0;
   std::vector<uint8_t> Payload; ///< bulk data of a LoadImage reply
   std::chrono::steady_clock::time_point Issued;

@@ -97,8 +97,8 @@ Expected<double> parseSeconds(const char *Name, const std::string &Value) {
   char *End = nullptr;
   double D = std::strtod(Value.c_str(), &End);
   if (Value.empty() || errno || *End != '\0' || !std::isfinite(D) || D < 0)
-    return Status::error(format("%s='%s' is not a number of seconds >= 0",
-                                Name, Value.c_str()));
+    return Status::error(
+        format("%s='%s' is not a number of seconds >= 0", Name, Value.c_str()));
   return D;
 }
 

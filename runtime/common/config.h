@@ -1,4 +1,5 @@
-//===- config.h - Client configuration from the environment -------*- C++ -*-===//
+//===- config.h - Client configuration from the environment -------*- C++
+//-*-===//
 #pragma once
 
 #include "common/status.h"

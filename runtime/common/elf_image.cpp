@@ -33,9 +33,11 @@ uint16_t machineForIsa(const std::string &Isa) {
 Expected<uint16_t> elfMachine(const void *Image, size_t Size) {
   const auto *B = static_cast<const unsigned char *>(Image);
   if (!B || Size < 64)
-    return Status::error(format("image of %zu bytes is too small for ELF", Size));
-  if (std::memcmp(B, "\x7f"
-                     "ELF",
+    return Status::error(
+        format("image of %zu bytes is too small for ELF", Size));
+  if (std::memcmp(B,
+                  "\x7f"
+                  "ELF",
                   4) != 0)
     return Status::error("image is not an ELF file (bad magic)");
   if (B[4] != 2)
@@ -61,11 +63,13 @@ Expected<EntrySection> findEntrySection(const void *Image, size_t Size) {
   // libelf reads but does not modify the memory it is given.
   Elf *E = elf_memory(static_cast<char *>(const_cast<void *>(Image)), Size);
   if (!E)
-    return Status::error(format("libelf cannot read image: %s", elf_errmsg(-1)));
+    return Status::error(
+        format("libelf cannot read image: %s", elf_errmsg(-1)));
   GElf_Ehdr EH;
   if (elf_kind(E) != ELF_K_ELF || !gelf_getehdr(E, &EH)) {
     elf_end(E);
-    return Status::error(format("libelf cannot read image: %s", elf_errmsg(-1)));
+    return Status::error(
+        format("libelf cannot read image: %s", elf_errmsg(-1)));
   }
   // libelf trusts e_shoff; check that the section table lies in the image.
   if (EH.e_shoff > Size ||
@@ -94,10 +98,10 @@ Expected<EntrySection> findEntrySection(const void *Image, size_t Size) {
         continue;
       if (H.sh_size % kOffloadEntrySize != 0) {
         Ok = false;
-        Err = Status::error(format("entry section size %lu is not a multiple "
-                                   "of %zu",
-                                   (unsigned long)H.sh_size,
-                                   kOffloadEntrySize));
+        Err =
+            Status::error(format("entry section size %lu is not a multiple "
+                                 "of %zu",
+                                 (unsigned long)H.sh_size, kOffloadEntrySize));
         break;
       }
       Found.Addr = H.sh_addr;

@@ -1,4 +1,5 @@
-//===- elf_image.h - Facts read from an OpenMP device image -------*- C++ -*-===//
+//===- elf_image.h - Facts read from an OpenMP device image -------*- C++
+//-*-===//
 #pragma once
 
 #include "common/status.h"

@@ -2,8 +2,8 @@
 #include "common/log.h"
 
 #include <cstdio>
-#include <fstream>
 #include <cstdlib>
+#include <fstream>
 #include <mutex>
 #include <vector>
 

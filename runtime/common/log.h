@@ -1,4 +1,5 @@
-//===- log.h - Messages in libomptarget's style ------------------*- C++ -*-===//
+//===- log.h - Messages in libomptarget's style ------------------*- C++
+//-*-===//
 #pragma once
 
 #include <cstdarg>

@@ -37,8 +37,8 @@ std::vector<int> findDpus() {
       Plugins.push_back(F);
     dlclose(H); // drops only the reference NOLOAD added
   }
-  auto NumDevices =
-      reinterpret_cast<NumDevicesFn>(dlsym(RTLD_DEFAULT, "omp_get_num_devices"));
+  auto NumDevices = reinterpret_cast<NumDevicesFn>(
+      dlsym(RTLD_DEFAULT, "omp_get_num_devices"));
   auto Alloc =
       reinterpret_cast<TargetAllocFn>(dlsym(RTLD_DEFAULT, "omp_target_alloc"));
   auto Free =

@@ -61,8 +61,8 @@ Status parseFrame(const void *Data, size_t Len, Header &H, Reader &Body) {
     return Status::error(format("bad magic 0x%08x", H.Magic));
   if (H.Version != kVersion && static_cast<MsgType>(Type) != MsgType::Hello &&
       static_cast<MsgType>(Type) != MsgType::HelloReply)
-    return Status::error(format("protocol version %u, expected %u", H.Version,
-                                kVersion));
+    return Status::error(
+        format("protocol version %u, expected %u", H.Version, kVersion));
   if (Type < static_cast<uint16_t>(MsgType::Hello) ||
       Type > static_cast<uint16_t>(MsgType::Last))
     return Status::error(format("unknown message type %u", Type));

@@ -1,4 +1,5 @@
-//===- messages.h - The ompdpu wire protocol ---------------------*- C++ -*-===//
+//===- messages.h - The ompdpu wire protocol ---------------------*- C++
+//-*-===//
 //
 // Every message is defined once here and used by both the plugin and the
 // server. A message is a frame (a fixed header and a typed body) sent as the
@@ -31,22 +32,22 @@ constexpr size_t kMaxBody = 1 << 20;
 
 /// The kind of a frame.
 enum class MsgType : uint16_t {
-  Hello = 1,     ///< client -> supervisor: protocol range, client name
-  HelloReply,    ///< supervisor -> client: device facts and session address
-  Attach,        ///< client -> session: proves the client owns the session
-  Reply,         ///< any answer: status, a value, optional bulk data
-  Alloc,         ///< allocate device memory
-  Free,          ///< free device memory
-  Submit,        ///< host -> device copy; the bytes are the bulk data
-  Retrieve,      ///< device -> host copy; the reply carries the bytes
-  LoadImage,     ///< load a device image; the image is the bulk data
-  Run,           ///< run a kernel with pointer-sized arguments
-  ExchangeOut,   ///< ask a session to push device bytes to a peer session
-  PeerSubmit,    ///< session -> session copy into the peer's memory
-  Ping,          ///< liveness check; answered with an empty Reply
-  Bye,           ///< orderly disconnect
-  SessionExit,   ///< supervisor -> client: the session process ended
-  SubmitV,       ///< several small host -> device copies in one message
+  Hello = 1,   ///< client -> supervisor: protocol range, client name
+  HelloReply,  ///< supervisor -> client: device facts and session address
+  Attach,      ///< client -> session: proves the client owns the session
+  Reply,       ///< any answer: status, a value, optional bulk data
+  Alloc,       ///< allocate device memory
+  Free,        ///< free device memory
+  Submit,      ///< host -> device copy; the bytes are the bulk data
+  Retrieve,    ///< device -> host copy; the reply carries the bytes
+  LoadImage,   ///< load a device image; the image is the bulk data
+  Run,         ///< run a kernel with pointer-sized arguments
+  ExchangeOut, ///< ask a session to push device bytes to a peer session
+  PeerSubmit,  ///< session -> session copy into the peer's memory
+  Ping,        ///< liveness check; answered with an empty Reply
+  Bye,         ///< orderly disconnect
+  SessionExit, ///< supervisor -> client: the session process ended
+  SubmitV,     ///< several small host -> device copies in one message
   Last = SubmitV
 };
 
@@ -69,21 +70,21 @@ struct Header {
 /// Status codes carried in replies.
 enum ReplyCode : int32_t {
   kOk = 0,
-  kErrInvalid = 1,      ///< malformed or out-of-range request
-  kErrNoMemory = 2,     ///< device memory limit reached
-  kErrLoad = 3,         ///< image could not be loaded
-  kErrNotFound = 4,     ///< unknown pointer, kernel or token
-  kErrVersion = 5,      ///< protocol version mismatch
-  kErrInternal = 6,     ///< server-side failure
-  kErrPeer = 7,         ///< a peer session could not be reached
-  kErrIsa = 8,          ///< the client wants another ISA
+  kErrInvalid = 1,  ///< malformed or out-of-range request
+  kErrNoMemory = 2, ///< device memory limit reached
+  kErrLoad = 3,     ///< image could not be loaded
+  kErrNotFound = 4, ///< unknown pointer, kernel or token
+  kErrVersion = 5,  ///< protocol version mismatch
+  kErrInternal = 6, ///< server-side failure
+  kErrPeer = 7,     ///< a peer session could not be reached
+  kErrIsa = 8,      ///< the client wants another ISA
 };
 
 struct Hello {
   uint16_t MinVersion = kVersion;
   uint16_t MaxVersion = kVersion;
   std::string ClientName;
-  std::string Isa; ///< ISA the client wants; empty: any (no session if not)
+  std::string Isa;    ///< ISA the client wants; empty: any (no session if not)
   std::string BootId; ///< the client kernel's boot id: same machine?
   void encode(Writer &W) const;
   bool decode(Reader &R);
@@ -93,7 +94,7 @@ struct HelloReply {
   int32_t Code = kOk;
   uint16_t Version = kVersion;
   std::string Message;
-  std::string Isa;   ///< "x86_64" or "aarch64"
+  std::string Isa; ///< "x86_64" or "aarch64"
   uint32_t Cores = 0;
   uint64_t Memory = 0; ///< bytes the session may allocate
   uint64_t Token = 0;  ///< secret that attaches the client to its session
@@ -213,8 +214,7 @@ struct SessionExit {
 
 /// Build a frame: the header (with BodyLen filled in) followed by the body,
 /// in one buffer (one allocation per message on the hot path).
-template <typename Body>
-std::vector<uint8_t> frame(Header H, const Body &B) {
+template <typename Body> std::vector<uint8_t> frame(Header H, const Body &B) {
   Writer W;
   W.bytes().reserve(kHeaderSize + 64);
   W.put(H.Magic);

@@ -1,4 +1,5 @@
-//===- wire.h - Bounds-checked little-endian encoding ------------*- C++ -*-===//
+//===- wire.h - Bounds-checked little-endian encoding ------------*- C++
+//-*-===//
 #pragma once
 
 #include <cstdint>

@@ -2,8 +2,8 @@
 #include "server/crash_report.h"
 
 #include <csignal>
-#include <initializer_list>
 #include <cstring>
+#include <initializer_list>
 #include <unistd.h>
 
 namespace ompdpu::server {

@@ -1,7 +1,6 @@
 //===- executor.cpp - Run kernels on worker threads -----------------------===//
 #include "server/executor.h"
 
-
 #include <ffi.h>
 
 namespace ompdpu::server {

@@ -1,4 +1,5 @@
-//===- executor.h - Run kernels on worker threads -----------------*- C++ -*-===//
+//===- executor.h - Run kernels on worker threads -----------------*- C++
+//-*-===//
 //
 // How a kernel is called. libomp serves the parallel regions inside a
 // kernel on the server's cores; the session decides on which thread.

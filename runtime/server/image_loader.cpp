@@ -77,8 +77,8 @@ Expected<std::unique_ptr<LoadedImage>> LoadedImage::load(const uint8_t *Image,
   if (L->Fd < 0)
     return Status::error(format("memfd_create: %s", std::strerror(errno)));
   if (!writeAll(L->Fd, Image, Size))
-    return Status::error(format("writing image to memfd: %s",
-                                std::strerror(errno)));
+    return Status::error(
+        format("writing image to memfd: %s", std::strerror(errno)));
   std::string Path = format("/proc/self/fd/%d", L->Fd);
   dlerror();
   L->Handle = dlopen(Path.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -90,8 +90,8 @@ Expected<std::unique_ptr<LoadedImage>> LoadedImage::load(const uint8_t *Image,
   if (dlinfo(L->Handle, RTLD_DI_LINKMAP, &Map) != 0 || !Map)
     return Status::error("dlinfo cannot find the image's link map");
 
-  auto *Begin = reinterpret_cast<const OffloadEntry *>(Map->l_addr +
-                                                       Section->Addr);
+  auto *Begin =
+      reinterpret_cast<const OffloadEntry *>(Map->l_addr + Section->Addr);
   size_t Count = Section->Size / sizeof(OffloadEntry);
   for (size_t K = 0; K < Count; ++K) {
     const OffloadEntry &E = Begin[K];

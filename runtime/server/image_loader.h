@@ -1,4 +1,5 @@
-//===- image_loader.h - Load device images from memory ------------*- C++ -*-===//
+//===- image_loader.h - Load device images from memory ------------*- C++
+//-*-===//
 #pragma once
 
 #include "common/status.h"

@@ -10,10 +10,10 @@
 #include "server/supervisor.h"
 
 #include <climits>
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <sys/prctl.h>
-#include <csignal>
 #include <unistd.h>
 
 #ifdef OMPDPU_HAVE_MPI
@@ -78,7 +78,8 @@ int main(int Argc, char **Argv) {
     int Provided = 0;
     MPI_Init_thread(&Argc, &Argv, MPI_THREAD_MULTIPLE, &Provided);
     if (Provided < MPI_THREAD_MULTIPLE)
-      log(LogLevel::Warning, "MPI provides thread level %d, not "
+      log(LogLevel::Warning,
+          "MPI provides thread level %d, not "
           "MPI_THREAD_MULTIPLE: kernels must not call MPI concurrently",
           Provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &Opts->MpiRank);

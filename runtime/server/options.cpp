@@ -27,7 +27,8 @@ const char *serverUsage() {
          "--mpi ...):\n"
          "                      rank r listens on PORT+r and runs kernels in "
          "its own\n"
-         "                      process, where they may call MPI; one client at "
+         "                      process, where they may call MPI; one client "
+         "at "
          "a time\n";
 }
 

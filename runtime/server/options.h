@@ -1,4 +1,5 @@
-//===- options.h - ompdpu-server command line ---------------------*- C++ -*-===//
+//===- options.h - ompdpu-server command line ---------------------*- C++
+//-*-===//
 #pragma once
 
 #include "common/status.h"

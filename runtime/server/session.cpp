@@ -9,17 +9,17 @@
 #include "server/image_loader.h"
 #include "transport/transport.h"
 
-#include <chrono>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
-#include <thread>
 #include <cstdlib>
 #include <cstring>
 #include <map>
 #include <mutex>
-#include <set>
 #include <sched.h>
+#include <set>
 #include <sys/mman.h>
+#include <thread>
 #include <unistd.h>
 
 namespace ompdpu::server {
@@ -138,7 +138,7 @@ private:
   std::vector<std::thread> Threads;
   AllocTable Table;
   std::vector<std::unique_ptr<LoadedImage>> Images;
-  std::map<uint64_t, std::string> Kernels; // entry address -> name
+  std::map<uint64_t, std::string> Kernels;  // entry address -> name
   std::map<uint64_t, KernelTiming> Timings; // touched by the leader only
   std::map<uint32_t, QueueState> Queues;
   std::deque<Request> Incoming;
@@ -245,9 +245,9 @@ void Session::dispatch(Request R) {
   if (R.H.Seq < Q.NextSeq || Q.Waiting.count(R.H.Seq)) {
     uint32_t Queue = R.H.Queue;
     R.H.Queue = 0;
-    return fail(R, kErrInvalid,
-                format("duplicate sequence number %u on queue %u", R.H.Seq,
-                       Queue));
+    return fail(
+        R, kErrInvalid,
+        format("duplicate sequence number %u on queue %u", R.H.Seq, Queue));
   }
   uint32_t Queue = R.H.Queue;
   Q.Waiting.emplace(R.H.Seq, std::move(R));
@@ -479,8 +479,8 @@ void Session::doLoad(const Request &R) {
       else
         Table.insert(E.Addr, E.Size, AllocTable::Origin::ImageGlobal);
     }
-    auto Encoded =
-        std::make_shared<std::vector<uint8_t>>(encodeEntries((*Img)->entries()));
+    auto Encoded = std::make_shared<std::vector<uint8_t>>(
+        encodeEntries((*Img)->entries()));
     Reply Rep;
     Rep.Value = (*Img)->entries().size();
     OMPDPU_DEBUG_LOG("loaded image of %zu bytes with %zu entries", Buf->size(),
@@ -548,7 +548,8 @@ void Session::doExchange(const Request &R) {
   PS.Size = X.Size;
   Request Copy = R;
   uint64_t Id = H.RequestId;
-  PeerPending[Id] = {P, [this, Copy](const Reply &Rep) { complete(Copy, Rep); }};
+  PeerPending[Id] = {P,
+                     [this, Copy](const Reply &Rep) { complete(Copy, Rep); }};
   // Device bytes go straight from this session's memory to the peer's.
   W->send(Via, frame(H, PS), reinterpret_cast<const void *>(X.SrcPtr), X.Size,
           [this, Id](const Status &S) {
@@ -667,7 +668,8 @@ void Session::threadMain(bool Original) {
       lead();
     std::unique_lock<std::mutex> F(FollowM);
     ++IdleFollowers;
-    FollowCV.wait(F, [&] { return Stopping || (LeaderWanted && !LeaderActive); });
+    FollowCV.wait(F,
+                  [&] { return Stopping || (LeaderWanted && !LeaderActive); });
     --IdleFollowers;
     if (Stopping)
       break;
@@ -742,9 +744,8 @@ void Session::lead() {
       if (LeaderActive || Stopping) {
         F.unlock();
         // Another thread leads now: it records the timing and replies.
-        runOnLoop([this, Entry = Job.Entry, Micros] {
-          Timings[Entry].add(Micros);
-        });
+        runOnLoop(
+            [this, Entry = Job.Entry, Micros] { Timings[Entry].add(Micros); });
         Job.Done(false);
         return; // become a follower
       }

@@ -1,4 +1,5 @@
-//===- session.h - One client's private server process ------------*- C++ -*-===//
+//===- session.h - One client's private server process ------------*- C++
+//-*-===//
 //
 // A session serves exactly one client: it owns that client's device memory,
 // images and kernels. It runs in its own process (exec'd by the supervisor)
@@ -15,12 +16,12 @@ namespace ompdpu::server {
 
 /// What the supervisor tells a new session.
 struct SessionOptions {
-  int ControlFd = -1;       ///< pipe to the supervisor
-  uint64_t Token = 0;       ///< secret the client must present
-  uint64_t MemoryLimit = 0; ///< bytes of device memory this client may hold
-  unsigned Cores = 1;       ///< cores kernels may use
-  double SpinMicros = 20;   ///< busy-poll time before sleeping
-  std::string Transports;   ///< UCX_TLS for the session ("": UCX's choice)
+  int ControlFd = -1;           ///< pipe to the supervisor
+  uint64_t Token = 0;           ///< secret the client must present
+  uint64_t MemoryLimit = 0;     ///< bytes of device memory this client may hold
+  unsigned Cores = 1;           ///< cores kernels may use
+  double SpinMicros = 20;       ///< busy-poll time before sleeping
+  std::string Transports;       ///< UCX_TLS for the session ("": UCX's choice)
   void (*IdleHook)() = nullptr; ///< called now and then while idle
   /// In-process sessions (MPI mode): set by the supervisor to end the
   /// session when its client is gone.

@@ -2,11 +2,11 @@
 #include "server/supervisor.h"
 
 #include "common/config.h"
+#include "common/elf_image.h"
 #include "common/log.h"
 #include "protocol/messages.h"
 #include "server/image_loader.h"
 #include "server/session.h"
-#include "common/elf_image.h"
 #include "transport/transport.h"
 
 #include <cerrno>
@@ -16,9 +16,9 @@
 #include <fcntl.h>
 #include <map>
 #include <poll.h>
-#include <thread>
 #include <sys/random.h>
 #include <sys/wait.h>
+#include <thread>
 #include <unistd.h>
 
 namespace ompdpu::server {
@@ -157,8 +157,8 @@ void Supervisor::onHello(Peer From, const Header &H, Reader &Body) {
   if (!Hi.Isa.empty() && Hi.Isa != isaName(nativeMachine())) {
     Rep.Code = kErrIsa;
     Rep.Isa = isaName(nativeMachine());
-    Rep.Message = format("client wants %s, this server runs %s",
-                         Hi.Isa.c_str(), Rep.Isa.c_str());
+    Rep.Message = format("client wants %s, this server runs %s", Hi.Isa.c_str(),
+                         Rep.Isa.c_str());
     return Send();
   }
   ClientRec &C = Clients[From];
@@ -220,7 +220,7 @@ Status Supervisor::spawnSession(ClientRec &C, uint64_t Token,
     setenv("OMPDPU_SESSION_CORES", std::to_string(Cores).c_str(), 1);
     setenv("OMPDPU_SESSION_TLS", SessionTransports.c_str(), 1);
     std::string Spin = std::to_string(static_cast<long>(Opts.SpinMicros));
-    const char *Args[] = {SelfExe,      "--session", "--control-fd", "3",
+    const char *Args[] = {SelfExe,     "--session",  "--control-fd", "3",
                           "--spin-us", Spin.c_str(), nullptr};
     signal(SIGCHLD, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
@@ -259,8 +259,7 @@ Status Supervisor::startInProcessSession(ClientRec &C, uint64_t Token,
   SO.IdleHook = Opts.MpiProgress;
   SO.ExternalStop = C.StopFlag.get();
   std::atomic<bool> *Finished = C.Finished.get();
-  C.Thread = std::make_unique<std::thread>([SO, Finished, WFd = Fds[1],
-                                            this] {
+  C.Thread = std::make_unique<std::thread>([SO, Finished, WFd = Fds[1], this] {
     runSessionInProcess(SO);
     close(WFd);
     Finished->store(true);
@@ -274,10 +273,10 @@ Status Supervisor::readSessionAddress(ClientRec &C,
   // Wait (bounded) for the session's address line.
   auto Deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
   while (C.CtlBuf.find('\n') == std::string::npos) {
-    int Left = static_cast<int>(std::chrono::duration_cast<
-                                    std::chrono::milliseconds>(
-                                    Deadline - std::chrono::steady_clock::now())
-                                    .count());
+    int Left =
+        static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(
+                             Deadline - std::chrono::steady_clock::now())
+                             .count());
     if (Left <= 0)
       return Status::error("session did not start within 10 s");
     pollfd P{C.CtlFd, POLLIN, 0};
@@ -437,7 +436,7 @@ int Supervisor::run() {
   }
   if (pipe2(SignalPipe, O_CLOEXEC | O_NONBLOCK) != 0)
     return 1;
-  struct sigaction SA{};
+  struct sigaction SA {};
   SA.sa_handler = onSignal;
   SA.sa_flags = SA_RESTART;
   for (int Sig : {SIGCHLD, SIGTERM, SIGINT, SIGHUP})
@@ -446,13 +445,15 @@ int Supervisor::run() {
 
   std::string Where = Addr->Host + ":" + std::to_string(*Port);
   if (Opts.Mpi)
-    log(LogLevel::Note, "MPI rank %d of %d listening on %s (kernels run in "
-        "this process)", Opts.MpiRank, Opts.MpiSize, (Addr->Host + ":" +
-        std::to_string(*Port)).c_str());
+    log(LogLevel::Note,
+        "MPI rank %d of %d listening on %s (kernels run in "
+        "this process)",
+        Opts.MpiRank, Opts.MpiSize,
+        (Addr->Host + ":" + std::to_string(*Port)).c_str());
   else if (Opts.Verbose || Opts.ReadyFd < 0)
     log(LogLevel::Note, "listening on %s (%s, %u cores, %.1f GiB per client)",
-      Where.c_str(), isaName(nativeMachine()), Cores,
-      Opts.Memory / double(1ull << 30));
+        Where.c_str(), isaName(nativeMachine()), Cores,
+        Opts.Memory / double(1ull << 30));
   if (Opts.ReadyFd >= 0) {
     std::string Line = "LISTENING " + Where + "\n";
     ssize_t Ignored = write(Opts.ReadyFd, Line.data(), Line.size());

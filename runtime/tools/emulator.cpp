@@ -40,8 +40,7 @@ static void planCores(const EmulatorOptions &O, std::vector<EmulatedServer> &S,
                       std::vector<int> &HostCores) {
   std::vector<int> All = allowedCores();
   int N = static_cast<int>(All.size());
-  int Per = O.CoresPerDpu > 0 ? O.CoresPerDpu
-                              : std::max(1, N / (O.Count + 1));
+  int Per = O.CoresPerDpu > 0 ? O.CoresPerDpu : std::max(1, N / (O.Count + 1));
   if (Per * O.Count >= N)
     log(LogLevel::Warning,
         "%d cores cannot give %d DPUs %d core(s) each and the host one: "
@@ -118,8 +117,8 @@ startEmulatedServers(const std::string &ServerExe, const EmulatorOptions &O,
     close(Fds[0]);
     if (Line.rfind("LISTENING ", 0) != 0) {
       stopServers(Servers);
-      return Status::error(format("emulated DPU %zu (%s) did not start", K,
-                                  ServerExe.c_str()));
+      return Status::error(
+          format("emulated DPU %zu (%s) did not start", K, ServerExe.c_str()));
     }
     S.Address = Line.substr(10, Line.find('\n') - 10);
   }

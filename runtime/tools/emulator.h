@@ -1,4 +1,5 @@
-//===- emulator.h - Emulated DPU servers on loopback --------------*- C++ -*-===//
+//===- emulator.h - Emulated DPU servers on loopback --------------*- C++
+//-*-===//
 #pragma once
 
 #include "common/status.h"
@@ -19,9 +20,9 @@ struct EmulatedServer {
 /// How to start emulated DPUs.
 struct EmulatorOptions {
   int Count = 1;
-  bool Pin = false;           ///< give each DPU its own cores
-  int CoresPerDpu = 0;        ///< 0: an even share, at least 1
-  std::string Memory;         ///< --memory for each server ("" = default)
+  bool Pin = false;    ///< give each DPU its own cores
+  int CoresPerDpu = 0; ///< 0: an even share, at least 1
+  std::string Memory;  ///< --memory for each server ("" = default)
   bool Verbose = false;
 };
 

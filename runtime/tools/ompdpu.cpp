@@ -232,8 +232,7 @@ int cmdInfo(int Argc, char **Argv) {
                                        : Cfg->DevicesFrom.c_str());
   std::printf("timeouts: connect %.1f s, response %.1f s, heartbeat %.1f s, "
               "kernel %s\n",
-              Cfg->ConnectTimeout, Cfg->ResponseTimeout,
-              Cfg->HeartbeatInterval,
+              Cfg->ConnectTimeout, Cfg->ResponseTimeout, Cfg->HeartbeatInterval,
               Cfg->KernelTimeout > 0
                   ? format("%.1f s", Cfg->KernelTimeout).c_str()
                   : "none");
@@ -248,8 +247,8 @@ int cmdInfo(int Argc, char **Argv) {
     auto C = client::Connection::open(A, *Cfg);
     if (!C) {
       ++Bad;
-      std::printf("  device %zu  %-22s  unreachable: %s\n", K,
-                  A.text().c_str(), C.status().message().c_str());
+      std::printf("  device %zu  %-22s  unreachable: %s\n", K, A.text().c_str(),
+                  C.status().message().c_str());
       continue;
     }
     const client::ServerInfo &I = (*C)->info();

@@ -1,4 +1,5 @@
-//===- transport.h - Active messages and bulk data over UCX ------*- C++ -*-===//
+//===- transport.h - Active messages and bulk data over UCX ------*- C++
+//-*-===//
 //
 // The only place that knows UCX. Above it, a Peer is an opaque handle, a
 // message is a control frame plus optional bulk data, and bulk data can be

@@ -46,8 +46,8 @@ Expected<sockaddr_storage> resolve(const SockAddress &A, socklen_t &Len) {
   int Rc = getaddrinfo(A.Host.empty() ? nullptr : A.Host.c_str(), Port.c_str(),
                        &Hints, &Res);
   if (Rc != 0 || !Res)
-    return Status::error(format("cannot resolve '%s': %s", A.Host.c_str(),
-                                gai_strerror(Rc)));
+    return Status::error(
+        format("cannot resolve '%s': %s", A.Host.c_str(), gai_strerror(Rc)));
   sockaddr_storage SS{};
   std::memcpy(&SS, Res->ai_addr, Res->ai_addrlen);
   Len = Res->ai_addrlen;
@@ -109,7 +109,8 @@ struct WorkerCallbacks {
   }
 };
 
-Expected<std::unique_ptr<Worker>> Worker::create(const std::string &Transports) {
+Expected<std::unique_ptr<Worker>>
+Worker::create(const std::string &Transports) {
   // Peer failure detection over shared memory needs these; without them UCX
   // silently prefers TCP for endpoints that ask for error handling.
   setenv("UCX_POSIX_ERROR_HANDLING", "y", 0);
@@ -146,10 +147,9 @@ Expected<std::unique_ptr<Worker>> Worker::create(const std::string &Transports) 
     return ucsError("cannot get UCX event fd", S);
 
   ucp_am_handler_param_t HP{};
-  HP.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID |
-                  UCP_AM_HANDLER_PARAM_FIELD_CB |
-                  UCP_AM_HANDLER_PARAM_FIELD_ARG |
-                  UCP_AM_HANDLER_PARAM_FIELD_FLAGS;
+  HP.field_mask =
+      UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB |
+      UCP_AM_HANDLER_PARAM_FIELD_ARG | UCP_AM_HANDLER_PARAM_FIELD_FLAGS;
   HP.id = protocol::kAmId;
   HP.cb = WorkerCallbacks::onMessage;
   HP.arg = Self.get();
@@ -184,18 +184,17 @@ Expected<uint16_t> Worker::listen(const SockAddress &Addr,
     return SS.status();
   I->OnAccept = std::move(OnAccept);
   ucp_listener_params_t LP{};
-  LP.field_mask =
-      UCP_LISTENER_PARAM_FIELD_SOCK_ADDR | UCP_LISTENER_PARAM_FIELD_CONN_HANDLER;
+  LP.field_mask = UCP_LISTENER_PARAM_FIELD_SOCK_ADDR |
+                  UCP_LISTENER_PARAM_FIELD_CONN_HANDLER;
   LP.sockaddr.addr = reinterpret_cast<const sockaddr *>(&*SS);
   LP.sockaddr.addrlen = Len;
   LP.conn_handler.cb = WorkerCallbacks::onConnRequest;
   LP.conn_handler.arg = I.get();
   ucs_status_t S = ucp_listener_create(I->W, &LP, &I->Listener);
   if (S != UCS_OK)
-    return ucsError(format("cannot listen on %s:%u", Addr.Host.c_str(),
-                           Addr.Port)
-                        .c_str(),
-                    S);
+    return ucsError(
+        format("cannot listen on %s:%u", Addr.Host.c_str(), Addr.Port).c_str(),
+        S);
   ucp_listener_attr_t A{};
   A.field_mask = UCP_LISTENER_ATTR_FIELD_SOCKADDR;
   S = ucp_listener_query(I->Listener, &A);
@@ -208,8 +207,8 @@ Expected<uint16_t> Worker::listen(const SockAddress &Addr,
 
 static void fillErrorHandling(ucp_ep_params_t &EP, Worker *Self,
                               bool DetectPeerFailure = true) {
-  EP.field_mask |= UCP_EP_PARAM_FIELD_ERR_HANDLER |
-                   UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE;
+  EP.field_mask |=
+      UCP_EP_PARAM_FIELD_ERR_HANDLER | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE;
   EP.err_mode = DetectPeerFailure ? UCP_ERR_HANDLING_MODE_PEER
                                   : UCP_ERR_HANDLING_MODE_NONE;
   EP.err_handler.cb = WorkerCallbacks::onPeerError;

@@ -31,9 +31,9 @@ TEST(Config, ParsesDeviceLists) {
 }
 
 TEST(Config, RejectsBadDeviceLists) {
-  for (const char *Bad : {"host", "host:", ":80", "host:0", "host:65536",
-                          "host:12x", "a:1,,b:2", "::1:80", "[::1:80",
-                          "host:123456"})
+  for (const char *Bad :
+       {"host", "host:", ":80", "host:0", "host:65536", "host:12x", "a:1,,b:2",
+        "::1:80", "[::1:80", "host:123456"})
     EXPECT_FALSE(parseDeviceList(Bad)) << Bad;
 }
 
@@ -94,8 +94,9 @@ TEST(ServerOptions, CoreListsAndSizes) {
 }
 
 TEST(ServerOptions, CommandLine) {
-  const char *Argv[] = {"ompdpu-server", "--listen", "127.0.0.1:0", "--cores",
-                        "1",             "--memory", "1G"};
+  const char *Argv[] = {
+      "ompdpu-server", "--listen", "127.0.0.1:0", "--cores", "1",
+      "--memory",      "1G"};
   auto O = server::parseServerOptions(7, const_cast<char **>(Argv));
   ASSERT_TRUE(O);
   EXPECT_EQ(O->Listen, "127.0.0.1:0");

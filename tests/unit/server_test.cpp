@@ -102,20 +102,20 @@ TEST_F(ServerTest, OutOfRangeRequestsAreErrors) {
   auto A = C->alloc(64, 0);
   ASSERT_TRUE(C->wait(A).ok());
   std::vector<uint8_t> Buf(4096);
-  EXPECT: {
-    std::string E = errorOf(*C, C->submit(A->Value, Buf.data(), 128, 0, 0));
-    EXPECT_NE(E.find("runs past the end"), std::string::npos) << E;
-    E = errorOf(*C, C->retrieve(Buf.data(), A->Value + 4096, 8, 0, 0));
-    EXPECT_NE(E.find("not inside any live allocation"), std::string::npos) << E;
-    E = errorOf(*C, C->retrieve(Buf.data(), 16, 8, 0, 0));
-    EXPECT_NE(E.find("retrieve rejected"), std::string::npos) << E;
-    E = errorOf(*C, C->free(A->Value + 8));
-    EXPECT_NE(E.find("cannot free"), std::string::npos) << E;
-    E = errorOf(*C, C->run(0x1234, {1, 2}, 1, 1, 0, 0));
-    EXPECT_NE(E.find("not a kernel"), std::string::npos) << E;
-    E = errorOf(*C, C->alloc(1ull << 30, 0));
-    EXPECT_NE(E.find("out of device memory"), std::string::npos) << E;
-  }
+EXPECT : {
+  std::string E = errorOf(*C, C->submit(A->Value, Buf.data(), 128, 0, 0));
+  EXPECT_NE(E.find("runs past the end"), std::string::npos) << E;
+  E = errorOf(*C, C->retrieve(Buf.data(), A->Value + 4096, 8, 0, 0));
+  EXPECT_NE(E.find("not inside any live allocation"), std::string::npos) << E;
+  E = errorOf(*C, C->retrieve(Buf.data(), 16, 8, 0, 0));
+  EXPECT_NE(E.find("retrieve rejected"), std::string::npos) << E;
+  E = errorOf(*C, C->free(A->Value + 8));
+  EXPECT_NE(E.find("cannot free"), std::string::npos) << E;
+  E = errorOf(*C, C->run(0x1234, {1, 2}, 1, 1, 0, 0));
+  EXPECT_NE(E.find("not a kernel"), std::string::npos) << E;
+  E = errorOf(*C, C->alloc(1ull << 30, 0));
+  EXPECT_NE(E.find("out of device memory"), std::string::npos) << E;
+}
   // The session is still fine.
   EXPECT_EQ(errorOf(*C, C->submit(A->Value, Buf.data(), 64, 0, 0)), "");
   EXPECT_EQ(errorOf(*C, C->free(A->Value)), "");
@@ -256,9 +256,9 @@ TEST_F(ServerTest, DeadServerIsReportedPromptly) {
   Status S;
   for (int K = 0; K < 1000 && S.ok(); ++K)
     S = C->wait(C->ping());
-  double Took = std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                              Start)
-                    .count();
+  double Took =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)
+          .count();
   ASSERT_FALSE(S.ok());
   EXPECT_NE(S.message().find("connection lost"), std::string::npos)
       << S.message();
