@@ -94,22 +94,13 @@ Status Connection::handshake(const std::string &WantIsa) {
                });
   }
   // The handshake has its own (connect) timeout.
-  auto Deadline =
-      Clock::now() + std::chrono::duration<double>(Cfg.ConnectTimeout);
-  while (!T->Done.load()) {
-    {
-      std::lock_guard<std::mutex> L(M);
-      progressLocked();
-    }
-    if (Clock::now() > Deadline) {
-      std::lock_guard<std::mutex> L(M);
-      if (!T->Done.load())
-        completeOp(T, Status::error(format("cannot connect: no answer within "
-                                           "%.1f s (OMPDPU_CONNECT_TIMEOUT)",
-                                           Cfg.ConnectTimeout)));
-      break;
-    }
-    usleep(200);
+  if (!waitUntil(T, Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                       std::chrono::duration<double>(
+                                           Cfg.ConnectTimeout)))) {
+    std::lock_guard<std::mutex> L(M);
+    completeOp(T, Status::error(format("cannot connect: no answer within "
+                                       "%.1f s (OMPDPU_CONNECT_TIMEOUT)",
+                                       Cfg.ConnectTimeout)));
   }
   if (!T->Result.ok())
     return T->Result;
@@ -147,18 +138,12 @@ Connection::~Connection() {
             TraceStats[K].second, TraceStats[K].first / TraceStats[K].second);
   if (SupW && alive()) {
     // Orderly goodbye, bounded in time; failures here change nothing.
-    Ticket B = issue(MsgType::Bye, Empty(), 0, 0, nullptr, 0, Lane::Session);
+    // (A failed connection completes both tickets at once.)
     auto Deadline = Clock::now() + std::chrono::seconds(1);
-    while (!B->Done.load() && Clock::now() < Deadline && alive()) {
-      std::lock_guard<std::mutex> L(M);
-      progressLocked();
-    }
-    Ticket B2 =
-        issue(MsgType::Bye, Empty(), 0, 0, nullptr, 0, Lane::Supervisor);
-    while (!B2->Done.load() && Clock::now() < Deadline && alive()) {
-      std::lock_guard<std::mutex> L(M);
-      progressLocked();
-    }
+    waitUntil(issue(MsgType::Bye, Empty(), 0, 0, nullptr, 0, Lane::Session),
+              Deadline);
+    waitUntil(issue(MsgType::Bye, Empty(), 0, 0, nullptr, 0, Lane::Supervisor),
+              Deadline);
   }
   {
     std::lock_guard<std::mutex> L(M);
@@ -214,7 +199,7 @@ Ticket Connection::issue(MsgType Type, const Body &B, uint32_t Queue,
   (Via == Lane::Supervisor ? SupW : W)
       ->send(To, frame(H, B), Data, Len, [this, T](const Status &S) {
         if (!S.ok())
-          completeOp(T, S.withContext("send failed"));
+          completeOp(T, S); // already "send failed: ..."
       });
   return T;
 }
@@ -460,6 +445,11 @@ void Connection::checkHealth() {
 }
 
 Status Connection::wait(const Ticket &T) {
+  waitUntil(T, Clock::time_point::max());
+  return T->Result;
+}
+
+bool Connection::waitUntil(const Ticket &T, Clock::time_point Deadline) {
   auto SpinUntil =
       Clock::now() + std::chrono::duration<double, std::micro>(Cfg.SpinMicros);
   for (unsigned Round = 1; !T->Done.load(std::memory_order_acquire); ++Round) {
@@ -467,8 +457,13 @@ Status Connection::wait(const Ticket &T) {
     {
       std::lock_guard<std::mutex> L(M);
       progressLocked();
-      if (!T->Done.load() && (Round & 31) == 0 && Clock::now() > SpinUntil)
-        Sleep = SupW->arm() && (!W || W->arm());
+      if (!T->Done.load() && (Round & 31) == 0) {
+        auto Now = Clock::now();
+        if (Now > Deadline)
+          return false;
+        if (Now > SpinUntil)
+          Sleep = SupW->arm() && (!W || W->arm());
+      }
     }
     if (Sleep) {
       // Bounded sleep: another thread may consume our wake-up, and health
@@ -480,7 +475,7 @@ Status Connection::wait(const Ticket &T) {
       SupW->progress();
     }
   }
-  return T->Result;
+  return true;
 }
 
 } // namespace ompdpu::client

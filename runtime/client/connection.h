@@ -95,6 +95,9 @@ public:
 
   /// Make progress until T completes; returns its result.
   Status wait(const Ticket &T);
+  /// Make progress until T completes (true) or Deadline passes (false).
+  bool waitUntil(const Ticket &T,
+                 std::chrono::steady_clock::time_point Deadline);
   /// False once the server is known to be gone.
   bool alive() const { return !Failed.load(); }
   /// Why the connection failed.

@@ -1,32 +1,17 @@
-//===- executor.h - Run kernels on worker threads -----------------*- C++
-//-*-===//
+//===- executor.h - How a kernel is called ----------------------*- C++ -*-===//
 //
-// How a kernel is called. libomp serves the parallel regions inside a
-// kernel on the server's cores; the session decides on which thread.
+// libomp serves the parallel regions inside a kernel on the server's cores;
+// the session decides on which thread a kernel runs.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include <condition_variable>
 #include <cstdint>
-#include <deque>
 #include <functional>
-#include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
 
 namespace ompdpu::server {
-
-/// A kernel call: entry address, pointer-sized arguments, a name for crash
-/// reports, and what to do when it returns: Done(true) on the thread that
-/// still leads the session loop, Done(false) on any other thread.
-struct KernelJob {
-  uint64_t Entry = 0;
-  std::vector<uint64_t> Args;
-  const char *Name = nullptr; ///< owned by the session's kernel table
-  std::function<void(bool OnLoopThread)> Done;
-};
 
 /// Run times of one kernel, to tell short kernels from long ones.
 struct KernelTiming {
@@ -37,6 +22,22 @@ struct KernelTiming {
     AverageMicros = Runs ? 0.75 * AverageMicros + 0.25 * Micros : Micros;
     ++Runs;
   }
+};
+
+/// A kernel of a loaded image, as the session's kernel table keeps it.
+struct KernelInfo {
+  std::string Name;    ///< for crash reports
+  KernelTiming Timing; ///< touched by the loop's leader only
+};
+
+/// A kernel call: the kernel, pointer-sized arguments, and what to do when
+/// it returns: Done(true) on the thread that still leads the session loop,
+/// Done(false) on any other thread.
+struct KernelJob {
+  uint64_t Entry = 0;
+  std::vector<uint64_t> Args;
+  KernelInfo *Kernel = nullptr; ///< owned by the session's kernel table
+  std::function<void(bool OnLoopThread)> Done;
 };
 
 /// Call Entry with every argument passed as a pointer, as LLVM's host plugin

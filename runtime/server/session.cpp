@@ -138,8 +138,7 @@ private:
   std::vector<std::thread> Threads;
   AllocTable Table;
   std::vector<std::unique_ptr<LoadedImage>> Images;
-  std::map<uint64_t, std::string> Kernels;  // entry address -> name
-  std::map<uint64_t, KernelTiming> Timings; // touched by the leader only
+  std::map<uint64_t, KernelInfo> Kernels; // entry address -> kernel
   std::map<uint32_t, QueueState> Queues;
   std::deque<Request> Incoming;
   /// The client's endpoints (control and bulk) that presented the token.
@@ -475,7 +474,7 @@ void Session::doLoad(const Request &R) {
       return fail(Copy, kErrLoad, Img.status().message());
     for (const EntryInfo &E : (*Img)->entries()) {
       if (E.Size == 0)
-        Kernels[E.Addr] = E.Name;
+        Kernels[E.Addr].Name = E.Name;
       else
         Table.insert(E.Addr, E.Size, AllocTable::Origin::ImageGlobal);
     }
@@ -503,7 +502,7 @@ void Session::doRun(const Request &R) {
   KernelJob Job;
   Job.Entry = Msg.Entry;
   Job.Args = std::move(Msg.Args);
-  Job.Name = K->second.c_str(); // std::map nodes never move
+  Job.Kernel = &K->second; // std::map nodes never move
   // The reply needs the header and the sender only, not the body.
   Request Copy;
   Copy.H = R.H;
@@ -653,7 +652,7 @@ int Session::run() {
 
 double Session::runKernel(KernelJob &Job) {
   auto T0 = std::chrono::steady_clock::now();
-  setCurrentKernel(Job.Name);
+  setCurrentKernel(Job.Kernel->Name.c_str());
   callKernel(Job.Entry, Job.Args);
   setCurrentKernel(nullptr);
   return std::chrono::duration<double, std::micro>(
@@ -721,7 +720,7 @@ void Session::lead() {
     if (!ReadyKernels.empty()) {
       KernelJob Job = std::move(ReadyKernels.front());
       ReadyKernels.pop_front();
-      KernelTiming &Timing = Timings[Job.Entry];
+      KernelTiming &Timing = Job.Kernel->Timing;
       // A kernel known to be short runs right here, without waking another
       // thread: the hand-off would cost more than the kernel. Others hand
       // the loop to a follower first, so the session keeps serving.
@@ -744,8 +743,7 @@ void Session::lead() {
       if (LeaderActive || Stopping) {
         F.unlock();
         // Another thread leads now: it records the timing and replies.
-        runOnLoop(
-            [this, Entry = Job.Entry, Micros] { Timings[Entry].add(Micros); });
+        runOnLoop([&Timing, Micros] { Timing.add(Micros); });
         Job.Done(false);
         return; // become a follower
       }
