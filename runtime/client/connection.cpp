@@ -124,6 +124,17 @@ Status Connection::handshake(const std::string &WantIsa) {
   Status S = wait(A);
   if (!S.ok())
     return S.withContext("cannot attach to session");
+  // The bulk endpoint cannot report a dead session (that is what lets UCX
+  // use cma, zero copy between processes); the session endpoint above
+  // watches over it. It attaches with the same token.
+  auto Bulk = W->connectToWorker(Info.SessionAddress,
+                                 /*DetectPeerFailure=*/false);
+  if (!Bulk)
+    return Bulk.status().withContext("cannot reach session");
+  BulkEp = *Bulk;
+  S = wait(issue(MsgType::Attach, At, 0, 0, nullptr, 0, Lane::Bulk));
+  if (!S.ok())
+    return S.withContext("cannot attach bulk endpoint to session");
   return Status();
 }
 
@@ -170,7 +181,9 @@ Ticket Connection::issue(MsgType Type, const Body &B, uint32_t Queue,
   // another thread may receive the reply before issue() returns.
   auto T = std::make_shared<PendingOp>();
   T->Type = Type;
-  T->Issued = Clock::now();
+  // The clock is read only when someone looks at the time later.
+  if (Trace || (Type == MsgType::Run && Cfg.KernelTimeout > 0))
+    T->Issued = Clock::now();
   T->RetrieveDst = RetrieveDst;
   T->RetrieveLen = RetrieveLen;
   std::lock_guard<std::mutex> L(M);
@@ -189,18 +202,20 @@ Ticket Connection::issue(MsgType Type, const Body &B, uint32_t Queue,
   }
   T->Id = NextId++;
   if (Pending.empty())
-    LastHeard = Clock::now(); // silence is only measured while we wait
+    ++Heard; // silence is only measured while we wait
   Pending[T->Id] = T;
   Header H;
   H.Type = Type;
   H.RequestId = T->Id;
   H.Queue = Queue;
   H.Seq = Seq;
-  (Via == Lane::Supervisor ? SupW : W)
-      ->send(To, frame(H, B), Data, Len, [this, T](const Status &S) {
-        if (!S.ok())
-          completeOp(T, S); // already "send failed: ..."
-      });
+  frameInto(SendBuf, H, B);
+  transport::Worker &Wk = Via == Lane::Supervisor ? *SupW : *W;
+  if (!Wk.trySend(To, SendBuf.data(), SendBuf.size(), Data, Len))
+    Wk.send(To, SendBuf, Data, Len, [this, T](const Status &S) {
+      if (!S.ok())
+        completeOp(T, S); // already "send failed: ..."
+    });
   return T;
 }
 
@@ -300,7 +315,7 @@ void Connection::failConnection(const Status &S) {
 
 bool Connection::onMessage(const uint8_t *Ctrl, size_t Len,
                            const transport::BulkData &Data) {
-  LastHeard = Clock::now();
+  ++Heard;
   Header H;
   Reader Body;
   Status S = parseFrame(Ctrl, Len, H, Body);
@@ -414,6 +429,11 @@ void Connection::checkHealth() {
           Status::error("connection lost: " + SessionLostReason.message()));
     return;
   }
+  if (Heard != HeardSeen) {
+    // Something arrived (or a wait began) since the last check.
+    HeardSeen = Heard;
+    LastHeard = Clock::now();
+  }
   if (Pending.empty() || !SessionEp)
     return;
   double Silent = secondsSince(LastHeard);
@@ -450,8 +470,8 @@ Status Connection::wait(const Ticket &T) {
 }
 
 bool Connection::waitUntil(const Ticket &T, Clock::time_point Deadline) {
-  auto SpinUntil =
-      Clock::now() + std::chrono::duration<double, std::micro>(Cfg.SpinMicros);
+  // Most waits end within a few rounds: read the clock only after 32.
+  Clock::time_point SpinUntil;
   for (unsigned Round = 1; !T->Done.load(std::memory_order_acquire); ++Round) {
     bool Sleep = false;
     {
@@ -461,7 +481,11 @@ bool Connection::waitUntil(const Ticket &T, Clock::time_point Deadline) {
         auto Now = Clock::now();
         if (Now > Deadline)
           return false;
-        if (Now > SpinUntil)
+        if (Round == 32)
+          SpinUntil = Now + std::chrono::duration_cast<Clock::duration>(
+                                std::chrono::duration<double, std::micro>(
+                                    Cfg.SpinMicros));
+        else if (Now > SpinUntil)
           Sleep = SupW->arm() && (!W || W->arm());
       }
     }

@@ -138,6 +138,7 @@ private:
 
   mutable std::mutex M; // guards the worker and everything below
   std::map<uint64_t, Ticket> Pending;
+  std::vector<uint8_t> SendBuf; ///< frames are encoded here
   uint64_t NextId = 1;
   bool SameHost = false;
   /// OMPDPU_TRACE: per message type, total microseconds and count.
@@ -149,6 +150,9 @@ private:
   bool SessionLost = false;
   Status SessionLostReason;
   std::chrono::steady_clock::time_point SessionLostAt, LastHeard, LastPing;
+  /// Bumped when a message arrives or a wait begins; checkHealth turns it
+  /// into LastHeard (reading the clock once, not per message).
+  uint64_t Heard = 0, HeardSeen = 0;
   std::vector<std::function<void()>> Deferred;
 };
 

@@ -212,10 +212,12 @@ struct SessionExit {
   bool decode(Reader &R);
 };
 
-/// Build a frame: the header (with BodyLen filled in) followed by the body,
-/// in one buffer (one allocation per message on the hot path).
-template <typename Body> std::vector<uint8_t> frame(Header H, const Body &B) {
+/// Encode a frame into Out (replacing its contents, keeping its capacity):
+/// the header (with BodyLen filled in) followed by the body, in one buffer.
+template <typename Body>
+void frameInto(std::vector<uint8_t> &Out, Header H, const Body &B) {
   Writer W;
+  W.reuse(Out);
   W.bytes().reserve(kHeaderSize + 64);
   W.put(H.Magic);
   W.put(H.Version);
@@ -226,10 +228,16 @@ template <typename Body> std::vector<uint8_t> frame(Header H, const Body &B) {
   W.put(uint32_t(0)); // BodyLen, patched below
   W.put(H.Flags);
   B.encode(W);
-  auto &Out = W.bytes();
+  Out.swap(W.bytes());
   uint32_t BodyLen = static_cast<uint32_t>(Out.size() - kHeaderSize);
   std::memcpy(Out.data() + 24, &BodyLen, sizeof(BodyLen));
-  return std::move(Out);
+}
+
+/// Build a frame in a new buffer.
+template <typename Body> std::vector<uint8_t> frame(Header H, const Body &B) {
+  std::vector<uint8_t> Out;
+  frameInto(Out, H, B);
+  return Out;
 }
 
 /// Validate a received frame's header (magic, version, type, lengths) and

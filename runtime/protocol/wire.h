@@ -35,6 +35,13 @@ public:
   }
   /// The bytes written so far.
   std::vector<uint8_t> &bytes() { return Buf; }
+  /// Write into Reused instead (cleared first; its capacity is kept, so a
+  /// buffer used message after message stops allocating). Swap back with
+  /// bytes() when done.
+  void reuse(std::vector<uint8_t> &Reused) {
+    Buf.swap(Reused);
+    Buf.clear();
+  }
 
 private:
   std::vector<uint8_t> Buf;

@@ -6,6 +6,8 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "protocol/messages.h"
+
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -30,14 +32,14 @@ struct KernelInfo {
   KernelTiming Timing; ///< touched by the loop's leader only
 };
 
-/// A kernel call: the kernel, pointer-sized arguments, and what to do when
-/// it returns: Done(true) on the thread that still leads the session loop,
-/// Done(false) on any other thread.
+/// A kernel call: the kernel, pointer-sized arguments, and whom to answer
+/// when it returns (the Run request's header and sender).
 struct KernelJob {
   uint64_t Entry = 0;
   std::vector<uint64_t> Args;
   KernelInfo *Kernel = nullptr; ///< owned by the session's kernel table
-  std::function<void(bool OnLoopThread)> Done;
+  protocol::Header Request;
+  void *From = nullptr;
 };
 
 /// Call Entry with every argument passed as a pointer, as LLVM's host plugin

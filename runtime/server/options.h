@@ -17,7 +17,7 @@ struct ServerOptions {
   uint64_t Memory = 0;                  ///< --memory BYTES (0: 90% of RAM)
   int ReadyFd = -1;                     ///< --ready-fd N: write port there
   bool Verbose = false;                 ///< --verbose
-  double SpinMicros = 20;               ///< --spin-us N
+  double SpinMicros = 1000;             ///< --spin-us N
   /// --mpi: the servers are one MPI job; rank r listens on PORT+r and runs
   /// its client's kernels in its own (MPI) process, one client at a time.
   bool Mpi = false;

@@ -87,6 +87,11 @@ public:
   /// Close a peer without waiting for outstanding operations.
   void closePeer(Peer P);
 
+  /// Send a message only if UCX can take it at once (small messages, the
+  /// hot path: no request, no allocation); true when it left. False asks
+  /// the caller to use send(), which also reports errors.
+  bool trySend(Peer To, const void *Ctrl, size_t CtrlLen, const void *Data,
+               size_t Len);
   /// Send a control frame and optional bulk data (Data must stay valid until
   /// Done runs). Done may run before send() returns.
   void send(Peer To, std::vector<uint8_t> Ctrl, const void *Data, size_t Len,

@@ -270,6 +270,21 @@ void Worker::closePeer(Peer P) {
     I->Closing.push_back(R);
 }
 
+bool Worker::trySend(Peer To, const void *Ctrl, size_t CtrlLen,
+                     const void *Data, size_t Len) {
+  ucp_request_param_t RP{};
+  RP.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FLAG_FORCE_IMM_CMPL;
+  RP.flags = UCP_AM_SEND_FLAG_REPLY;
+  ucs_status_ptr_t R = ucp_am_send_nbx(static_cast<ucp_ep_h>(To),
+                                       protocol::kAmId, Ctrl, CtrlLen, Data,
+                                       Len, &RP);
+  if (UCS_PTR_IS_PTR(R)) {
+    ucp_request_free(R); // not expected with FORCE_IMM_CMPL; UCX finishes it
+    return true;
+  }
+  return R == nullptr;
+}
+
 void Worker::send(Peer To, std::vector<uint8_t> Ctrl, const void *Data,
                   size_t Len, Completion Done) {
   auto *Op = new Operation{std::move(Ctrl), std::move(Done), this, &Pending};
