@@ -135,6 +135,9 @@ Status Connection::handshake(const std::string &WantIsa) {
   S = wait(issue(MsgType::Attach, At, 0, 0, nullptr, 0, Lane::Bulk));
   if (!S.ok())
     return S.withContext("cannot attach bulk endpoint to session");
+  if (Trace)
+    log(LogLevel::Info, "%s: bulk endpoint:\n%s", Addr.text().c_str(),
+        W->describe(BulkEp).c_str());
   return Status();
 }
 

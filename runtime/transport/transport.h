@@ -86,6 +86,9 @@ public:
   std::vector<uint8_t> address() const;
   /// Close a peer without waiting for outstanding operations.
   void closePeer(Peer P);
+  /// UCX's description of the endpoint (lanes, transports, protocol
+  /// thresholds): shows which transport carries bulk data, e.g. cma.
+  std::string describe(Peer P) const;
 
   /// Send a message only if UCX can take it at once (small messages, the
   /// hot path: no request, no allocation); true when it left. False asks

@@ -7,6 +7,7 @@
 #include <ucp/api/ucp.h>
 
 #include <arpa/inet.h>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <netdb.h>
@@ -256,6 +257,19 @@ std::vector<uint8_t> Worker::address() const {
   std::vector<uint8_t> Out(reinterpret_cast<uint8_t *>(A),
                            reinterpret_cast<uint8_t *>(A) + Len);
   ucp_worker_release_address(I->W, A);
+  return Out;
+}
+
+std::string Worker::describe(Peer P) const {
+  char *Buf = nullptr;
+  size_t Len = 0;
+  FILE *F = open_memstream(&Buf, &Len);
+  if (!F)
+    return "";
+  ucp_ep_print_info(static_cast<ucp_ep_h>(P), F);
+  std::fclose(F);
+  std::string Out(Buf, Len);
+  std::free(Buf);
   return Out;
 }
 
