@@ -82,7 +82,7 @@ Status Connection::handshake(const std::string &WantIsa) {
     T->Id = NextId++;
     T->Type = MsgType::Hello;
     T->Issued = Clock::now();
-    Pending[T->Id] = T;
+    Pending.add(T);
     LastHeard = Clock::now();
     Header H;
     H.Type = MsgType::Hello;
@@ -206,7 +206,7 @@ Ticket Connection::issue(MsgType Type, const Body &B, uint32_t Queue,
   T->Id = NextId++;
   if (Pending.empty())
     ++Heard; // silence is only measured while we wait
-  Pending[T->Id] = T;
+  Pending.add(T);
   Header H;
   H.Type = Type;
   H.RequestId = T->Id;
@@ -299,7 +299,7 @@ void Connection::completeOp(const Ticket &T, const Status &S) {
     Slot.first += secondsSince(T->Issued) * 1e6;
     ++Slot.second;
   }
-  Pending.erase(T->Id);
+  Pending.remove(T->Id);
   T->Result = S;
   T->Done.store(true, std::memory_order_release);
 }
@@ -308,9 +308,7 @@ void Connection::failConnection(const Status &S) {
   if (Failed.exchange(true))
     return;
   FailStatus = S;
-  std::map<uint64_t, Ticket> All;
-  All.swap(Pending);
-  for (auto &[Id, T] : All) {
+  for (Ticket &T : Pending.takeAll()) {
     T->Result = S;
     T->Done.store(true, std::memory_order_release);
   }
@@ -336,10 +334,10 @@ bool Connection::onMessage(const uint8_t *Ctrl, size_t Len,
     failConnection(Status::error(SessionExitMessage));
     return false;
   }
-  auto It = Pending.find(H.RequestId);
-  if (It == Pending.end())
+  Ticket *Found = Pending.find(H.RequestId);
+  if (!Found)
     return false; // a late answer to something already failed
-  Ticket T = It->second;
+  Ticket T = *Found;
   if (H.Type == MsgType::HelloReply) {
     HelloReply R;
     if (!decodeBody(Body, R).ok()) {
@@ -403,9 +401,10 @@ bool Connection::onMessage(const uint8_t *Ctrl, size_t Len,
 
 void Connection::progressLocked() {
   // The supervisor only speaks at set-up, on pings and when the session
-  // dies: poll its (TCP) worker now and then, the session's all the time.
+  // dies: poll its (TCP) worker now and then (each poll is a system call),
+  // and every time once the session is lost; the session's all the time.
   ++ProgressCount;
-  if (!W || (ProgressCount & 63) == 0)
+  if (!W || SessionLost || (ProgressCount & 1023) == 0)
     SupW->progress();
   if (W) {
     W->progress();
@@ -446,7 +445,7 @@ void Connection::checkHealth() {
     return;
   }
   if (Cfg.KernelTimeout > 0)
-    for (auto &[Id, T] : Pending)
+    for (const Ticket &T : Pending)
       if (T->Type == MsgType::Run &&
           secondsSince(T->Issued) > Cfg.KernelTimeout) {
         failConnection(Status::error(format(

@@ -53,6 +53,34 @@ struct PendingOp {
 };
 using Ticket = std::shared_ptr<PendingOp>;
 
+/// The requests of a connection still waiting for their replies. Usually a
+/// handful: a flat array searched from the newest beats a tree that
+/// allocates a node per request.
+class PendingTable {
+public:
+  void add(Ticket T) { Ops.push_back(std::move(T)); }
+  /// The request with this id, or null.
+  Ticket *find(uint64_t Id) {
+    for (size_t K = Ops.size(); K-- > 0;)
+      if (Ops[K]->Id == Id)
+        return &Ops[K];
+    return nullptr;
+  }
+  void remove(uint64_t Id) {
+    if (Ticket *T = find(Id)) {
+      *T = std::move(Ops.back());
+      Ops.pop_back();
+    }
+  }
+  bool empty() const { return Ops.empty(); }
+  std::vector<Ticket> takeAll() { return std::move(Ops); }
+  auto begin() const { return Ops.begin(); }
+  auto end() const { return Ops.end(); }
+
+private:
+  std::vector<Ticket> Ops;
+};
+
 /// A connection to one ompdpu-server.
 class Connection {
 public:
@@ -137,7 +165,7 @@ private:
   void *BulkEp = nullptr;
 
   mutable std::mutex M; // guards the worker and everything below
-  std::map<uint64_t, Ticket> Pending;
+  PendingTable Pending;
   std::vector<uint8_t> SendBuf; ///< frames are encoded here
   uint64_t NextId = 1;
   bool SameHost = false;

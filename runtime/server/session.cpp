@@ -253,9 +253,12 @@ void Session::dispatch(Request R) {
         R, kErrInvalid,
         format("duplicate sequence number %u on queue %u", R.H.Seq, Queue));
   }
-  uint32_t Queue = R.H.Queue;
+  if (!Q.Busy && R.H.Seq == Q.NextSeq) {
+    // Its turn already (the usual case): start it without parking it.
+    Q.Busy = true;
+    return start(std::move(R));
+  }
   Q.Waiting.emplace(R.H.Seq, std::move(R));
-  pump(Queue);
 }
 
 void Session::pump(uint32_t Queue) {
