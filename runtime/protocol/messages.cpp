@@ -109,13 +109,19 @@ bool HelloReply::decode(Reader &R) {
 void Attach::encode(Writer &W) const { W.put(Token); }
 bool Attach::decode(Reader &R) { return R.get(Token); }
 
+// Replies are the most frequent message: a success carries no message
+// field at all (fewer bytes: small frames cross shared memory faster).
 void Reply::encode(Writer &W) const {
   W.put(Code);
   W.put(Value);
-  W.putString(Message);
+  if (Code != kOk)
+    W.putString(Message);
 }
 bool Reply::decode(Reader &R) {
-  return R.get(Code) && R.get(Value) && R.getString(Message, 64 * 1024);
+  if (!(R.get(Code) && R.get(Value)))
+    return false;
+  Message.clear();
+  return Code == kOk || R.getString(Message, 64 * 1024);
 }
 
 void Alloc::encode(Writer &W) const {

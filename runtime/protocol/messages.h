@@ -22,7 +22,7 @@ namespace ompdpu::protocol {
 /// "ODPU" in little-endian byte order.
 constexpr uint32_t kMagic = 0x5550444f;
 /// The protocol version this build speaks.
-constexpr uint16_t kVersion = 1;
+constexpr uint16_t kVersion = 2;
 /// The active-message id used for every frame.
 constexpr unsigned kAmId = 7;
 /// Size of the encoded frame header.

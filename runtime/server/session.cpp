@@ -285,14 +285,16 @@ void Session::complete(const Request &R, Reply Rep, const void *Data,
     H.Seq = R.H.Seq;
     frameInto(SendBuf, H, Rep);
     // Small replies leave at once; others finish (and free the queue) later.
-    if (!W->trySend(R.From, SendBuf.data(), SendBuf.size(), Data, Len)) {
-      W->send(R.From, SendBuf, Data, Len,
-              [this, Queue, KeepAlive](const Status &S) {
-                if (!S.ok())
-                  OMPDPU_DEBUG_LOG("reply not delivered: %s",
-                                   S.message().c_str());
-                queueStepDone(Queue);
-              });
+    if (!W->trySend(R.From, SendBuf.data(), SendBuf.size(), Data, Len,
+                    /*NeedsAnswer=*/false)) {
+      W->send(
+          R.From, SendBuf, Data, Len,
+          [this, Queue, KeepAlive](const Status &S) {
+            if (!S.ok())
+              OMPDPU_DEBUG_LOG("reply not delivered: %s", S.message().c_str());
+            queueStepDone(Queue);
+          },
+          /*NeedsAnswer=*/false);
       return;
     }
   }

@@ -285,10 +285,10 @@ void Worker::closePeer(Peer P) {
 }
 
 bool Worker::trySend(Peer To, const void *Ctrl, size_t CtrlLen,
-                     const void *Data, size_t Len) {
+                     const void *Data, size_t Len, bool NeedsAnswer) {
   ucp_request_param_t RP{};
   RP.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FLAG_FORCE_IMM_CMPL;
-  RP.flags = UCP_AM_SEND_FLAG_REPLY;
+  RP.flags = NeedsAnswer ? UCP_AM_SEND_FLAG_REPLY : 0;
   ucs_status_ptr_t R = ucp_am_send_nbx(static_cast<ucp_ep_h>(To),
                                        protocol::kAmId, Ctrl, CtrlLen, Data,
                                        Len, &RP);
@@ -300,13 +300,13 @@ bool Worker::trySend(Peer To, const void *Ctrl, size_t CtrlLen,
 }
 
 void Worker::send(Peer To, std::vector<uint8_t> Ctrl, const void *Data,
-                  size_t Len, Completion Done) {
+                  size_t Len, Completion Done, bool NeedsAnswer) {
   auto *Op = new Operation{std::move(Ctrl), std::move(Done), this, &Pending};
   ++Pending;
   ucp_request_param_t RP{};
   RP.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
                     UCP_OP_ATTR_FIELD_FLAGS;
-  RP.flags = UCP_AM_SEND_FLAG_REPLY;
+  RP.flags = NeedsAnswer ? UCP_AM_SEND_FLAG_REPLY : 0;
   RP.cb.send = WorkerCallbacks::onSend;
   RP.user_data = Op;
   ucs_status_ptr_t R =

@@ -169,7 +169,7 @@ TEST_F(ServerTest, ProtocolVersionMismatchIsRefusedClearly) {
   while (Answer.empty() && std::chrono::steady_clock::now() < Deadline)
     (*W)->progress();
   EXPECT_EQ(Answer, "5 protocol version mismatch: client speaks 90-99, "
-                    "server speaks 1");
+                    "server speaks 2");
   (*W)->closePeer(*P);
 }
 
