@@ -53,19 +53,60 @@ void DpuDevice::flushCoalesced(AsyncQueue &Q) {
     return;
   auto Bytes =
       std::make_shared<std::vector<uint8_t>>(std::move(Q.CoalescedBytes));
-  Ticket T = Conn->submitV(Q.Coalesced, Bytes->data(), Bytes->size(), Q.Id,
-                           Q.NextSeq++);
-  Q.InFlight.push_back(T);
+  track(Q, Conn->submitV(Q.Coalesced, Bytes->data(), Bytes->size(), Q.Id,
+                         Q.NextSeq++));
   Q.KeepAlive.push_back(std::move(Bytes));
   Q.Coalesced.Pieces.clear();
   Q.CoalescedBytes.clear();
+  if (Q.PendingEvents.empty())
+    return;
+  auto Before = snapshot(Q);
   for (Event *E : Q.PendingEvents) {
     std::lock_guard<std::mutex> L(E->M);
-    E->Before = Q.InFlight;
+    E->Before = Before;
     E->Pending = false;
     E->Resolved.notify_all();
   }
   Q.PendingEvents.clear();
+}
+
+void DpuDevice::track(AsyncQueue &Q, Ticket T) {
+  Q.InFlight.push_back(std::move(T));
+  Q.Snapshot.reset();
+}
+
+std::shared_ptr<const std::vector<Ticket>> DpuDevice::snapshot(AsyncQueue &Q) {
+  if (!Q.Snapshot)
+    Q.Snapshot = std::make_shared<const std::vector<Ticket>>(Q.InFlight);
+  return Q.Snapshot;
+}
+
+namespace {
+std::mutex EventPoolM;
+std::vector<std::unique_ptr<Event>> EventPool;
+} // namespace
+
+Event *acquireEvent() {
+  {
+    std::lock_guard<std::mutex> L(EventPoolM);
+    if (!EventPool.empty()) {
+      Event *E = EventPool.back().release();
+      EventPool.pop_back();
+      return E;
+    }
+  }
+  return new Event();
+}
+
+void releaseEvent(Event *E) {
+  {
+    std::lock_guard<std::mutex> L(E->M);
+    E->Before.reset();
+    E->Pending = false;
+    E->QueueId = 0;
+  }
+  std::lock_guard<std::mutex> L(EventPoolM);
+  EventPool.emplace_back(E);
 }
 
 template <typename IssueFn>
@@ -75,7 +116,7 @@ Status DpuDevice::perform(__tgt_async_info *Async, IssueFn F) {
   AsyncQueue *Q = queueOf(Async);
   flushCoalesced(*Q);
   Ticket T = F(Q->Id, Q->NextSeq++);
-  Q->InFlight.push_back(T);
+  track(*Q, T);
   // Fail fast when the operation could not even be sent.
   if (T->Done.load() && !T->Result.ok())
     return T->Result;
@@ -200,6 +241,7 @@ Status DpuDevice::synchronize(__tgt_async_info *Async) {
       First = S;
   }
   Q->InFlight.clear();
+  Q->Snapshot.reset();
   Q->KeepAlive.clear();
   ++Q->Epoch;
   Async->Queue = nullptr;
@@ -210,7 +252,7 @@ Status DpuDevice::synchronize(__tgt_async_info *Async) {
 
 Status DpuDevice::recordEvent(Event *E, __tgt_async_info *Async) {
   std::lock_guard<std::mutex> L(E->M);
-  E->Before.clear();
+  E->Before.reset();
   E->Pending = false;
   E->QueueId = 0;
   if (!Async || !Async->Queue)
@@ -219,7 +261,7 @@ Status DpuDevice::recordEvent(Event *E, __tgt_async_info *Async) {
   E->QueueId = Q->Id;
   E->QueueEpoch = Q->Epoch;
   if (Q->Coalesced.Pieces.empty()) {
-    E->Before = Q->InFlight;
+    E->Before = snapshot(*Q);
   } else {
     // Resolved (by the thread that owns the queue) when the coalesced
     // submits leave, at its next operation or synchronize at the latest.
@@ -230,7 +272,7 @@ Status DpuDevice::recordEvent(Event *E, __tgt_async_info *Async) {
 }
 
 Status DpuDevice::waitEvent(Event *E, __tgt_async_info *Async) {
-  std::vector<Ticket> Before;
+  std::shared_ptr<const std::vector<Ticket>> Before;
   {
     std::unique_lock<std::mutex> L(E->M);
     // Operations of one queue already run in order: nothing to wait for.
@@ -242,7 +284,9 @@ Status DpuDevice::waitEvent(Event *E, __tgt_async_info *Async) {
     E->Resolved.wait(L, [E] { return !E->Pending; });
     Before = E->Before;
   }
-  for (const Ticket &T : Before)
+  if (!Before)
+    return Status();
+  for (const Ticket &T : *Before)
     if (Status S = Conn->wait(T); !S.ok())
       return S;
   return Status();

@@ -29,6 +29,9 @@ struct AsyncQueue {
   uint64_t Epoch = 0; ///< incremented each time the queue is reused
   uint32_t NextSeq = 0;
   std::vector<client::Ticket> InFlight;
+  /// InFlight as events see it, shared by every event recorded until the
+  /// queue changes (libomptarget records one event per new mapping).
+  std::shared_ptr<const std::vector<client::Ticket>> Snapshot;
   /// Small submits not sent yet: they leave together, in one message, just
   /// before the next operation of the queue (usually the launch).
   protocol::SubmitV Coalesced;
@@ -48,8 +51,12 @@ struct Event {
   bool Pending = false;    ///< waits for the queue's next flush
   uint32_t QueueId = 0;    ///< queue it was recorded in (0: none)
   uint64_t QueueEpoch = 0; ///< that queue's use (queues are reused)
-  std::vector<client::Ticket> Before;
+  std::shared_ptr<const std::vector<client::Ticket>> Before;
 };
+
+/// Events come and go with every mapping: they are recycled, not freed.
+Event *acquireEvent();
+void releaseEvent(Event *E);
 
 /// One DPU server seen as an OpenMP device.
 class DpuDevice {
@@ -88,6 +95,11 @@ private:
   AsyncQueue *queueOf(__tgt_async_info *Async);
   /// Send the queue's coalesced submits, if any.
   void flushCoalesced(AsyncQueue &Q);
+  /// Remember an operation issued through Q.
+  static void track(AsyncQueue &Q, client::Ticket T);
+  /// The operations issued through Q so far, as one shared list.
+  static std::shared_ptr<const std::vector<client::Ticket>>
+  snapshot(AsyncQueue &Q);
   /// Issue through a queue (Async set) or synchronously (Async null).
   template <typename IssueFn>
   Status perform(__tgt_async_info *Async, IssueFn F);

@@ -194,7 +194,7 @@ int32_t __tgt_rtl_synchronize(int32_t Id, __tgt_async_info *Async) {
 
 int32_t __tgt_rtl_create_event(int32_t Id, void **EventPtr) {
   DEVICE_OR_FAIL(Id);
-  *EventPtr = new Event();
+  *EventPtr = acquireEvent();
   return OFFLOAD_SUCCESS;
 }
 
@@ -216,7 +216,7 @@ int32_t __tgt_rtl_sync_event(int32_t Id, void *EventPtr) {
 }
 
 int32_t __tgt_rtl_destroy_event(int32_t, void *EventPtr) {
-  delete static_cast<Event *>(EventPtr);
+  releaseEvent(static_cast<Event *>(EventPtr));
   return OFFLOAD_SUCCESS;
 }
 

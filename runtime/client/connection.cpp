@@ -215,9 +215,13 @@ Ticket Connection::issue(MsgType Type, const Body &B, uint32_t Queue,
   frameInto(SendBuf, H, B);
   transport::Worker &Wk = Via == Lane::Supervisor ? *SupW : *W;
   if (!Wk.trySend(To, SendBuf.data(), SendBuf.size(), Data, Len))
-    Wk.send(To, SendBuf, Data, Len, [this, T](const Status &S) {
-      if (!S.ok())
-        completeOp(T, S); // already "send failed: ..."
+    // Only failures need the ticket, and it is in Pending until then: the
+    // id alone keeps this completion small enough not to allocate.
+    Wk.send(To, SendBuf, Data, Len, [this, Id = T->Id](const Status &S) {
+      if (S.ok())
+        return;
+      if (Ticket *Failed = Pending.find(Id))
+        completeOp(Ticket(*Failed), S); // already "send failed: ..."
     });
   return T;
 }
