@@ -100,7 +100,7 @@ class Servers:
                 # Servers sharing a core must not busy-poll: a spinning
                 # server keeps its peer (a device-to-device copy) off the
                 # core (8 KiB copy: 17 us with --spin-us 0, 156 us with 20).
-                cmd += ["--spin-us", "0"]
+                cmd += ["--shared-cores", "--spin-us", "0"]
             p = subprocess.Popen(cmd, pass_fds=(w,), stdout=subprocess.DEVNULL,
                                  stderr=None if verbose else subprocess.DEVNULL,
                                  preexec_fn=lambda c=cores: os.sched_setaffinity(0, c))
@@ -184,7 +184,7 @@ class MpiServers:
             cmd += ["-np", "1", "taskset", "-c", cpulist(cores), exe, "--mpi",
                     "--listen", f"127.0.0.1:{self.base}", "--cores", cpulist(cores)]
             if sum(1 for c in dpu_cores if set(c) & set(cores)) > 1:
-                cmd += ["--spin-us", "0"]  # see Servers
+                cmd += ["--shared-cores", "--spin-us", "0"]  # see Servers
         self.log = open(log_path, "w")
         self.cmd = cmd
         self.proc = subprocess.Popen(cmd, stdout=self.log, stderr=subprocess.STDOUT,

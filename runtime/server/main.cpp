@@ -64,6 +64,7 @@ int main(int Argc, char **Argv) {
     S.MemoryLimit = takeEnvNumber("OMPDPU_SESSION_MEMORY");
     S.Cores = static_cast<unsigned>(takeEnvNumber("OMPDPU_SESSION_CORES"));
     S.SpinMicros = Opts->SpinMicros;
+    S.SharedCores = Opts->SharedCores;
     if (const char *T = std::getenv("OMPDPU_SESSION_TLS"))
       S.Transports = T;
     unsetenv("OMPDPU_SESSION_TLS");

@@ -11,7 +11,8 @@ namespace ompdpu::server {
 
 const char *serverUsage() {
   return "usage: ompdpu-server [--listen ADDR:PORT] [--cores LIST] "
-         "[--memory BYTES] [--ready-fd N] [--spin-us N] [--verbose]\n"
+         "[--memory BYTES] [--ready-fd N] [--spin-us N] [--shared-cores]\n"
+         "       [--verbose] [--mpi]\n"
          "  --listen ADDR:PORT  address to accept clients on (default "
          "0.0.0.0:18515; port 0 picks a free port)\n"
          "  --cores LIST        cores kernels may use, e.g. 0-3,6 (default: "
@@ -21,7 +22,12 @@ const char *serverUsage() {
          "  --ready-fd N        write \"LISTENING host:port\" to fd N once "
          "ready\n"
          "  --spin-us N         busy-poll this long before sleeping "
-         "(default 20)\n"
+         "(default 1000)\n"
+         "  --shared-cores      other busy processes share these cores "
+         "(emulated DPUs):\n"
+         "                      yield after every poll, sleep after 20 us "
+         "unless\n"
+         "                      --spin-us says otherwise\n"
          "  --verbose           log every client and session\n"
          "  --mpi               run as one MPI job (mpirun -np K ompdpu-server "
          "--mpi ...):\n"
@@ -124,6 +130,9 @@ Expected<ServerOptions> parseServerOptions(int Argc, char **Argv) {
       if (!Value(V) || !parseUnsigned(V, N))
         return Status::error("--spin-us needs a number");
       O.SpinMicros = static_cast<double>(N);
+      O.SpinGiven = true;
+    } else if (A == "--shared-cores") {
+      O.SharedCores = true;
     } else if (A == "--verbose" || A == "-v") {
       O.Verbose = true;
     } else if (A == "--mpi") {
@@ -138,6 +147,8 @@ Expected<ServerOptions> parseServerOptions(int Argc, char **Argv) {
     return Status::error("--mpi and --session exclude each other");
   if (O.Session && O.ControlFd < 0)
     return Status::error("--session needs --control-fd");
+  if (O.SharedCores && !O.SpinGiven)
+    O.SpinMicros = 20;
   return O;
 }
 

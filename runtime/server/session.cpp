@@ -791,8 +791,9 @@ void Session::lead() {
       Opts.IdleHook();
     // A yield is a system call (about 0.2 us here): paid on every poll it
     // would delay the answer to a message that arrives meanwhile. Every 64
-    // polls (a few microseconds) still lets other threads in promptly.
-    if ((Idle & 63) == 0)
+    // polls (a few microseconds) lets other threads in promptly enough;
+    // on cores shared with other busy processes, every poll.
+    if (Opts.SharedCores || (Idle & 63) == 0)
       sched_yield();
     if ((Idle & 31) || Clock::now() - LastActivity < Spin)
       continue;

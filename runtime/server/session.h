@@ -21,6 +21,7 @@ struct SessionOptions {
   uint64_t MemoryLimit = 0;     ///< bytes of device memory this client may hold
   unsigned Cores = 1;           ///< cores kernels may use
   double SpinMicros = 1000;     ///< busy-poll time before sleeping
+  bool SharedCores = false;     ///< yield after every poll (--shared-cores)
   std::string Transports;       ///< UCX_TLS for the session ("": UCX's choice)
   void (*IdleHook)() = nullptr; ///< called now and then while idle
   /// In-process sessions (MPI mode): set by the supervisor to end the

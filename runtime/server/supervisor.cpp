@@ -221,7 +221,9 @@ Status Supervisor::spawnSession(ClientRec &C, uint64_t Token,
     setenv("OMPDPU_SESSION_TLS", SessionTransports.c_str(), 1);
     std::string Spin = std::to_string(static_cast<long>(Opts.SpinMicros));
     const char *Args[] = {SelfExe,     "--session",  "--control-fd", "3",
-                          "--spin-us", Spin.c_str(), nullptr};
+                          "--spin-us", Spin.c_str(),
+                          Opts.SharedCores ? "--shared-cores" : nullptr,
+                          nullptr};
     signal(SIGCHLD, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
     signal(SIGINT, SIG_DFL);
@@ -255,6 +257,7 @@ Status Supervisor::startInProcessSession(ClientRec &C, uint64_t Token,
   SO.MemoryLimit = Opts.Memory;
   SO.Cores = Cores;
   SO.SpinMicros = Opts.SpinMicros;
+  SO.SharedCores = Opts.SharedCores;
   SO.Transports = SessionTransports;
   SO.IdleHook = Opts.MpiProgress;
   SO.ExternalStop = C.StopFlag.get();

@@ -35,8 +35,9 @@ static std::vector<int> allowedCores() {
 }
 
 /// Split the cores: each DPU takes its share from the top, the host keeps the
-/// rest (at least one core; with too few cores, shares overlap).
-static void planCores(const EmulatorOptions &O, std::vector<EmulatedServer> &S,
+/// rest (at least one core; with too few cores, shares overlap: returns
+/// false then).
+static bool planCores(const EmulatorOptions &O, std::vector<EmulatedServer> &S,
                       std::vector<int> &HostCores) {
   std::vector<int> All = allowedCores();
   int N = static_cast<int>(All.size());
@@ -57,14 +58,17 @@ static void planCores(const EmulatorOptions &O, std::vector<EmulatedServer> &S,
     HostCores.push_back(All[K]);
   if (HostCores.empty())
     HostCores.push_back(All[0]);
+  return Per * O.Count < N;
 }
 
 Expected<std::vector<EmulatedServer>>
 startEmulatedServers(const std::string &ServerExe, const EmulatorOptions &O,
                      std::vector<int> &HostCores) {
   std::vector<EmulatedServer> Servers(O.Count);
-  if (O.Pin)
-    planCores(O, Servers, HostCores);
+  // A server with cores of its own busy-polls 1 ms after each request (as
+  // on a DPU); servers that share cores with the host program or with each
+  // other sleep after 20 us, or their polling would slow everyone down.
+  bool OwnCores = O.Pin && planCores(O, Servers, HostCores);
   for (size_t K = 0; K < Servers.size(); ++K) {
     EmulatedServer &S = Servers[K];
     int Fds[2];
@@ -76,6 +80,8 @@ startEmulatedServers(const std::string &ServerExe, const EmulatorOptions &O,
       Args.push_back("--cores");
       Args.push_back(joinCores(S.Cores));
     }
+    if (!OwnCores)
+      Args.push_back("--shared-cores");
     if (!O.Memory.empty()) {
       Args.push_back("--memory");
       Args.push_back(O.Memory);
