@@ -97,10 +97,12 @@ class Servers:
             r, w = os.pipe()
             cmd = [exe, "--listen", "127.0.0.1:0", "--cores", cpulist(cores), "--ready-fd", str(w)]
             if sum(1 for c in dpu_cores if set(c) & set(cores)) > 1:
-                # Servers sharing a core must not busy-poll: a spinning
-                # server keeps its peer (a device-to-device copy) off the
-                # core (8 KiB copy: 17 us with --spin-us 0, 156 us with 20).
-                cmd += ["--shared-cores", "--spin-us", "0"]
+                # Servers sharing a core yield it after every poll, as the
+                # MPI ranks sharing it do (mpi_yield_when_idle): a server
+                # that polls on keeps its peer (a device-to-device copy)
+                # off the core. Sleeping at once instead costs a wake-up per
+                # message (halo 2048^2: 1.07x the MPI ranks against 1.02x).
+                cmd += ["--shared-cores"]
             p = subprocess.Popen(cmd, pass_fds=(w,), stdout=subprocess.DEVNULL,
                                  stderr=None if verbose else subprocess.DEVNULL,
                                  preexec_fn=lambda c=cores: os.sched_setaffinity(0, c))
@@ -184,7 +186,7 @@ class MpiServers:
             cmd += ["-np", "1", "taskset", "-c", cpulist(cores), exe, "--mpi",
                     "--listen", f"127.0.0.1:{self.base}", "--cores", cpulist(cores)]
             if sum(1 for c in dpu_cores if set(c) & set(cores)) > 1:
-                cmd += ["--shared-cores", "--spin-us", "0"]  # see Servers
+                cmd += ["--shared-cores"]  # see Servers
         self.log = open(log_path, "w")
         self.cmd = cmd
         self.proc = subprocess.Popen(cmd, stdout=self.log, stderr=subprocess.STDOUT,

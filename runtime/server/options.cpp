@@ -25,9 +25,8 @@ const char *serverUsage() {
          "(default 1000)\n"
          "  --shared-cores      other busy processes share these cores "
          "(emulated DPUs):\n"
-         "                      yield after every poll, sleep after 20 us "
-         "unless\n"
-         "                      --spin-us says otherwise\n"
+         "                      yield the core after every poll (else every "
+         "64th)\n"
          "  --verbose           log every client and session\n"
          "  --mpi               run as one MPI job (mpirun -np K ompdpu-server "
          "--mpi ...):\n"
@@ -130,7 +129,6 @@ Expected<ServerOptions> parseServerOptions(int Argc, char **Argv) {
       if (!Value(V) || !parseUnsigned(V, N))
         return Status::error("--spin-us needs a number");
       O.SpinMicros = static_cast<double>(N);
-      O.SpinGiven = true;
     } else if (A == "--shared-cores") {
       O.SharedCores = true;
     } else if (A == "--verbose" || A == "-v") {
@@ -147,8 +145,6 @@ Expected<ServerOptions> parseServerOptions(int Argc, char **Argv) {
     return Status::error("--mpi and --session exclude each other");
   if (O.Session && O.ControlFd < 0)
     return Status::error("--session needs --control-fd");
-  if (O.SharedCores && !O.SpinGiven)
-    O.SpinMicros = 20;
   return O;
 }
 

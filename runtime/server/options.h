@@ -18,9 +18,8 @@ struct ServerOptions {
   int ReadyFd = -1;                     ///< --ready-fd N: write port there
   bool Verbose = false;                 ///< --verbose
   double SpinMicros = 1000;             ///< --spin-us N
-  bool SpinGiven = false;               ///< --spin-us was on the command line
   /// --shared-cores: other busy processes run on this server's cores
-  /// (emulated DPUs): yield after every poll, sleep after 20 us.
+  /// (emulated DPUs): yield the core after every poll.
   bool SharedCores = false;
   /// --mpi: the servers are one MPI job; rank r listens on PORT+r and runs
   /// its client's kernels in its own (MPI) process, one client at a time.

@@ -65,9 +65,9 @@ Expected<std::vector<EmulatedServer>>
 startEmulatedServers(const std::string &ServerExe, const EmulatorOptions &O,
                      std::vector<int> &HostCores) {
   std::vector<EmulatedServer> Servers(O.Count);
-  // A server with cores of its own busy-polls 1 ms after each request (as
-  // on a DPU); servers that share cores with the host program or with each
-  // other sleep after 20 us, or their polling would slow everyone down.
+  // Servers busy-poll 1 ms after each request (as on a DPU); those that
+  // share cores with the host program or with each other yield the core
+  // after every poll, or their polling would keep the others waiting.
   bool OwnCores = O.Pin && planCores(O, Servers, HostCores);
   for (size_t K = 0; K < Servers.size(); ++K) {
     EmulatedServer &S = Servers[K];

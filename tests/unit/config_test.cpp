@@ -108,20 +108,17 @@ TEST(ServerOptions, CommandLine) {
   EXPECT_FALSE(server::parseServerOptions(2, const_cast<char **>(Missing)));
 }
 
-TEST(ServerOptions, SpinDependsOnSharedCores) {
+TEST(ServerOptions, SpinAndSharedCores) {
   const char *Own[] = {"ompdpu-server"};
   auto O = server::parseServerOptions(1, const_cast<char **>(Own));
   ASSERT_TRUE(O);
   EXPECT_FALSE(O->SharedCores);
   EXPECT_EQ(O->SpinMicros, 1000);
-  const char *Shared[] = {"ompdpu-server", "--shared-cores"};
-  O = server::parseServerOptions(2, const_cast<char **>(Shared));
-  ASSERT_TRUE(O);
-  EXPECT_TRUE(O->SharedCores);
-  EXPECT_EQ(O->SpinMicros, 20);
-  // An explicit --spin-us wins, in either order.
   const char *Both[] = {"ompdpu-server", "--spin-us", "0", "--shared-cores"};
   O = server::parseServerOptions(4, const_cast<char **>(Both));
   ASSERT_TRUE(O);
+  EXPECT_TRUE(O->SharedCores);
   EXPECT_EQ(O->SpinMicros, 0);
+  const char *NoNumber[] = {"ompdpu-server", "--spin-us", "soon"};
+  EXPECT_FALSE(server::parseServerOptions(3, const_cast<char **>(NoNumber)));
 }
