@@ -79,7 +79,7 @@ Status Connection::handshake(const std::string &WantIsa) {
   {
     std::lock_guard<std::mutex> L(M);
     T = std::make_shared<PendingOp>();
-    T->Id = NextId++;
+    T->Id = newId();
     T->Type = MsgType::Hello;
     T->Issued = Clock::now();
     Pending.add(T);
@@ -203,7 +203,7 @@ Ticket Connection::issue(MsgType Type, const Body &B, uint32_t Queue,
     T->Done = true;
     return T;
   }
-  T->Id = NextId++;
+  T->Id = newId();
   if (Pending.empty())
     ++Heard; // silence is only measured while we wait
   Pending.add(T);

@@ -41,7 +41,7 @@ struct ServerInfo {
 
 /// One request in flight.
 struct PendingOp {
-  uint64_t Id = 0;
+  uint32_t Id = 0; ///< RequestId on the wire
   protocol::MsgType Type = protocol::MsgType::Ping;
   std::atomic<bool> Done{false};
   Status Result;
@@ -60,13 +60,13 @@ class PendingTable {
 public:
   void add(Ticket T) { Ops.push_back(std::move(T)); }
   /// The request with this id, or null.
-  Ticket *find(uint64_t Id) {
+  Ticket *find(uint32_t Id) {
     for (size_t K = Ops.size(); K-- > 0;)
       if (Ops[K]->Id == Id)
         return &Ops[K];
     return nullptr;
   }
-  void remove(uint64_t Id) {
+  void remove(uint32_t Id) {
     if (Ticket *T = find(Id)) {
       *T = std::move(Ops.back());
       Ops.pop_back();
@@ -167,7 +167,14 @@ private:
   mutable std::mutex M; // guards the worker and everything below
   PendingTable Pending;
   std::vector<uint8_t> SendBuf; ///< frames are encoded here
-  uint64_t NextId = 1;
+  uint32_t NextId = 1;
+  /// A fresh request id (ids wrap around; 0 is reserved for heartbeats).
+  uint32_t newId() {
+    uint32_t Id = NextId++;
+    if (NextId == 0)
+      NextId = 1;
+    return Id;
+  }
   bool SameHost = false;
   /// OMPDPU_TRACE: per message type, total microseconds and count.
   bool Trace = false;

@@ -48,29 +48,28 @@ Status parseFrame(const void *Data, size_t Len, Header &H, Reader &Body) {
     return Status::error(format("truncated frame: %zu bytes, header needs %zu",
                                 Len, kHeaderSize));
   Reader R(static_cast<const uint8_t *>(Data), Len);
-  uint16_t Type = 0;
+  uint8_t Type = 0;
   R.get(H.Magic);
   R.get(H.Version);
   R.get(Type);
   R.get(H.RequestId);
   R.get(H.Queue);
   R.get(H.Seq);
-  R.get(H.BodyLen);
-  R.get(H.Flags);
   if (H.Magic != kMagic)
-    return Status::error(format("bad magic 0x%08x", H.Magic));
+    return Status::error(format("bad magic 0x%04x", H.Magic));
   if (H.Version != kVersion && static_cast<MsgType>(Type) != MsgType::Hello &&
       static_cast<MsgType>(Type) != MsgType::HelloReply)
     return Status::error(
         format("protocol version %u, expected %u", H.Version, kVersion));
-  if (Type < static_cast<uint16_t>(MsgType::Hello) ||
-      Type > static_cast<uint16_t>(MsgType::Last))
+  if (Type < static_cast<uint8_t>(MsgType::Hello) ||
+      Type > static_cast<uint8_t>(MsgType::Last))
     return Status::error(format("unknown message type %u", Type));
   H.Type = static_cast<MsgType>(Type);
-  if (H.BodyLen > kMaxBody || H.BodyLen != Len - kHeaderSize)
-    return Status::error(format("body length %u does not match frame (%zu)",
-                                H.BodyLen, Len - kHeaderSize));
-  Body = Reader(static_cast<const uint8_t *>(Data) + kHeaderSize, H.BodyLen);
+  if (Len - kHeaderSize > kMaxBody)
+    return Status::error(format("body of %zu bytes is too long (at most %zu)",
+                                Len - kHeaderSize, kMaxBody));
+  Body = Reader(static_cast<const uint8_t *>(Data) + kHeaderSize,
+                Len - kHeaderSize);
   return Status();
 }
 
@@ -109,19 +108,24 @@ bool HelloReply::decode(Reader &R) {
 void Attach::encode(Writer &W) const { W.put(Token); }
 bool Attach::decode(Reader &R) { return R.get(Token); }
 
-// Replies are the most frequent message: a success carries no message
-// field at all (fewer bytes: small frames cross shared memory faster).
+// Replies are the most frequent message: a success is its value alone (a
+// 24-byte frame: small frames cross shared memory faster); a failure
+// carries its code and message.
 void Reply::encode(Writer &W) const {
-  W.put(Code);
+  if (Code != kOk)
+    W.put(Code);
   W.put(Value);
   if (Code != kOk)
     W.putString(Message);
 }
 bool Reply::decode(Reader &R) {
-  if (!(R.get(Code) && R.get(Value)))
-    return false;
   Message.clear();
-  return Code == kOk || R.getString(Message, 64 * 1024);
+  if (R.remaining() == sizeof(Value)) {
+    Code = kOk;
+    return R.get(Value);
+  }
+  return R.get(Code) && Code != kOk && R.get(Value) &&
+         R.getString(Message, 64 * 1024);
 }
 
 void Alloc::encode(Writer &W) const {

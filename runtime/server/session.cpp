@@ -172,7 +172,7 @@ private:
   std::set<Peer> ClientPeers;
   bool Stop = false;
   // Session-to-session copies in flight, and endpoints to peer sessions.
-  uint64_t NextPeerRequest = 1;
+  uint32_t NextPeerRequest = 1;
   std::map<uint64_t, std::pair<Peer, std::function<void(const Reply &)>>>
       PeerPending;
   /// Endpoints to a peer session: Control detects its failure; Bulk (no
@@ -585,6 +585,8 @@ void Session::doExchange(const Request &R) {
   Header H;
   H.Type = MsgType::PeerSubmit;
   H.RequestId = NextPeerRequest++;
+  if (NextPeerRequest == 0)
+    NextPeerRequest = 1;
   PeerSubmit PS;
   PS.Token = X.DstToken;
   PS.DstPtr = X.DstPtr;

@@ -10,7 +10,7 @@ namespace {
 template <typename Body> Body roundTrip(MsgType T, const Body &In, Header &H) {
   Header Out;
   Out.Type = T;
-  Out.RequestId = 0x1122334455667788ull;
+  Out.RequestId = 0x11223344u;
   Out.Queue = 7;
   Out.Seq = 42;
   std::vector<uint8_t> F = frame(Out, In);
@@ -28,7 +28,7 @@ TEST(Protocol, HeaderFieldsSurvive) {
   T.Size = 1 << 30;
   Transfer B = roundTrip(MsgType::Submit, T, H);
   EXPECT_EQ(H.Type, MsgType::Submit);
-  EXPECT_EQ(H.RequestId, 0x1122334455667788ull);
+  EXPECT_EQ(H.RequestId, 0x11223344u);
   EXPECT_EQ(H.Queue, 7u);
   EXPECT_EQ(H.Seq, 42u);
   EXPECT_EQ(B.DevicePtr, T.DevicePtr);
@@ -123,13 +123,46 @@ TEST(Protocol, RejectsTruncatedHeader) {
 }
 
 TEST(Protocol, RejectsTruncatedOrPaddedBody) {
+  // The body is the rest of the frame: one byte less or more no longer
+  // decodes as the body its type announces.
   std::vector<uint8_t> F = validFrame();
   Header H;
   Reader R;
-  // Body length no longer matches the header.
-  EXPECT_FALSE(parseFrame(F.data(), F.size() - 1, H, R).ok());
+  Alloc A;
+  ASSERT_TRUE(parseFrame(F.data(), F.size() - 1, H, R).ok());
+  EXPECT_FALSE(decodeBody(R, A).ok());
   F.push_back(0);
-  EXPECT_FALSE(parseFrame(F.data(), F.size(), H, R).ok());
+  ASSERT_TRUE(parseFrame(F.data(), F.size(), H, R).ok());
+  EXPECT_FALSE(decodeBody(R, A).ok());
+  ASSERT_TRUE(parseFrame(F.data(), F.size() - 1, H, R).ok());
+  EXPECT_TRUE(decodeBody(R, A).ok());
+  EXPECT_EQ(A.Size, 64u);
+}
+
+TEST(Protocol, SuccessfulReplyIsOnlyItsValue) {
+  Header H;
+  H.Type = MsgType::Reply;
+  Reply Ok;
+  Ok.Value = 0x1234;
+  std::vector<uint8_t> F = frame(H, Ok);
+  EXPECT_EQ(F.size(), kHeaderSize + 8);
+  Reader R;
+  ASSERT_TRUE(parseFrame(F.data(), F.size(), H, R).ok());
+  Reply B;
+  B.Code = kErrInternal;
+  B.Message = "stale";
+  ASSERT_TRUE(decodeBody(R, B).ok());
+  EXPECT_EQ(B.Code, kOk);
+  EXPECT_EQ(B.Value, 0x1234u);
+  EXPECT_TRUE(B.Message.empty());
+  // A failure must say what failed: an error code without its message, or
+  // a "failure" whose code is kOk, is malformed.
+  Writer W;
+  W.put(int32_t(kOk));
+  W.put(uint64_t(1));
+  W.putString("not an error");
+  Reader Bad(W.bytes().data(), W.bytes().size());
+  EXPECT_FALSE(decodeBody(Bad, B).ok());
 }
 
 TEST(Protocol, RejectsBadMagicVersionAndType) {
@@ -139,13 +172,13 @@ TEST(Protocol, RejectsBadMagicVersionAndType) {
   F[0] ^= 0xff;
   EXPECT_FALSE(parseFrame(F.data(), F.size(), H, R).ok());
   F = validFrame();
-  F[4] = 99; // version
+  F[2] = 99; // version
   EXPECT_FALSE(parseFrame(F.data(), F.size(), H, R).ok());
   F = validFrame();
-  F[6] = 0xee; // type
+  F[3] = 0xee; // type
   EXPECT_FALSE(parseFrame(F.data(), F.size(), H, R).ok());
   F = validFrame();
-  F[6] = 0; // type 0 is not a message
+  F[3] = 0; // type 0 is not a message
   EXPECT_FALSE(parseFrame(F.data(), F.size(), H, R).ok());
 }
 
