@@ -157,7 +157,8 @@ def main():
     launch = v("launch_empty_sync")
     row("empty target region, round trip", launch, "us", v("ucx_am_rtt_8B"), "ucx_perftest ucp_am_lat round trip", "<= 1.5x")
     row("empty target region, LLVM host plugin (in-process)", v("hostplugin_launch_empty_sync"), "us")
-    row("nowait regions in flight", v("launch_nowait_rate"), "regions/s")
+    row("nowait regions in flight", v("launch_nowait_rate"), "regions/s",
+        v("hostplugin_launch_nowait_rate"), "LLVM host plugin, same loop (libomp's own limit on one core)")
     row("same 8-map region, LLVM host plugin (libomptarget's own bookkeeping)",
         v("hostplugin_small_maps_8x64B"), "us")
     row("region with 8 x 64 B map(to) + map(from) scalar", v("small_maps_8x64B"), "us", launch,

@@ -659,7 +659,10 @@ void Session::onPeerError(Peer P, const Status &S) {
 }
 
 int Session::run() {
-  auto Created = transport::Worker::create(Opts.Transports);
+  // Large replies (device -> host data) are pushed from here, and large
+  // submits pulled from here: the host's cores never copy mapped data.
+  auto Created = transport::Worker::create(Opts.Transports,
+                                           /*SenderCopies=*/true);
   if (!Created) {
     log(LogLevel::Error, "session: %s", Created.status().message().c_str());
     return 1;

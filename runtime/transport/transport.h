@@ -59,8 +59,11 @@ public:
   /// memory first, so that peer failure detection does not force TCP.
   /// Transports, when given, restricts UCX to them (UCX_TLS syntax): peers on
   /// the same machine use "sm,self", so that no TCP interface is polled.
+  /// With SenderCopies, large messages this worker sends are pushed by it
+  /// (rendezvous "put": cma or RDMA writes issued here) instead of pulled by
+  /// the receiver: the DPU side does the copying in both directions.
   static Expected<std::unique_ptr<Worker>>
-  create(const std::string &Transports = "");
+  create(const std::string &Transports = "", bool SenderCopies = false);
   ~Worker();
   Worker(const Worker &) = delete;
   Worker &operator=(const Worker &) = delete;

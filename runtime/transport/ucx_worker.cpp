@@ -111,7 +111,7 @@ struct WorkerCallbacks {
 };
 
 Expected<std::unique_ptr<Worker>>
-Worker::create(const std::string &Transports) {
+Worker::create(const std::string &Transports, bool SenderCopies) {
   // Peer failure detection over shared memory needs these; without them UCX
   // silently prefers TCP for endpoints that ask for error handling.
   setenv("UCX_POSIX_ERROR_HANDLING", "y", 0);
@@ -128,6 +128,8 @@ Worker::create(const std::string &Transports) {
   // An explicit UCX_TLS from the user always wins.
   if (!Transports.empty() && !std::getenv("UCX_TLS"))
     ucp_config_modify(Config, "TLS", Transports.c_str());
+  if (SenderCopies && !std::getenv("UCX_RNDV_SCHEME"))
+    ucp_config_modify(Config, "RNDV_SCHEME", "put_zcopy");
   ucp_params_t P{};
   P.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_NAME;
   P.features = UCP_FEATURE_AM | UCP_FEATURE_WAKEUP;
