@@ -848,10 +848,10 @@ def explain(summary, one_core_host):
             notes.append(
                 f"- {tag} The host stalls {fmt(so)} ms per batch for the DPU against {fmt(sm)} ms with MPI, and "
                 f"trains in {fmt(o['median'] - so)} against {fmt(m['median'] - sm)} ms. Each batch is one target "
-                "region (raw bytes in, floats out, resident buffers) carried by the team's second thread: it needs "
-                "the host's core twice per batch (to ship the region and to land the 1.5 MB result), where the MPI "
-                "rank's non-blocking calls need it only in MPI_Waitall (the DPU rank pulls and pushes the bytes "
-                "with single-copy CMA).")
+                "region (raw bytes in, floats out, resident buffers) carried by the team's second thread. The DPU "
+                "side does the copying both ways (the session pulls the raw bytes and pushes the 1.5 MB result "
+                "with single-copy CMA, as the MPI rank does), so the host's core only ships the request and takes "
+                "the replies; what remains is the cost of those messages against MPI_Waitall.")
         elif name.startswith("halo"):
             xo = ways[off]["exchange_ms_per_iter"]["median"]
             xm = ways["mpi"]["exchange_ms_per_iter"]["median"]
@@ -860,7 +860,8 @@ def explain(summary, one_core_host):
                    "host process; with two host processes on one core, one waits while the other sweeps"
                    if off == "offload-mpi" else
                    "two host->DPU copies, two DPU->DPU copies (in a task), two DPU->host copies per iteration; "
-                   "each wakes an idle server on the DPUs' shared core, tens of microseconds")
+                   "each a request to a server on the DPUs' shared core, which the two servers pass back and "
+                   "forth by yielding between polls")
             notes.append(
                 f"- {tag} The exchange alone takes {fmt(xo)} ms against {fmt(xm)} ms for the MPI ranks ({how}); "
                 f"host rank 0 spends {fmt(wo)} ms per iteration starting and finishing it. The sweeps are identical, "
