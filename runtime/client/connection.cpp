@@ -488,9 +488,10 @@ bool Connection::waitUntil(const Ticket &T, Clock::time_point Deadline) {
         if (Now > Deadline)
           return false;
         if (Round == 32)
-          SpinUntil = Now + std::chrono::duration_cast<Clock::duration>(
-                                std::chrono::duration<double, std::micro>(
-                                    Cfg.SpinMicros));
+          SpinUntil =
+              Now +
+              std::chrono::duration_cast<Clock::duration>(
+                  std::chrono::duration<double, std::micro>(Cfg.SpinMicros));
         else if (Now > SpinUntil)
           Sleep = SupW->arm() && (!W || W->arm());
       }

@@ -17,8 +17,8 @@ namespace ompdpu::server {
 
 /// Run times of one kernel, to tell short kernels from long ones.
 struct KernelTiming {
-  unsigned Runs = 0;  ///< timed runs
-  unsigned Calls = 0; ///< all runs
+  unsigned Runs = 0;        ///< timed runs
+  unsigned Calls = 0;       ///< all runs
   double AverageMicros = 0; ///< exponentially weighted
   /// Record one run.
   void add(double Micros) {

@@ -220,10 +220,10 @@ Status Supervisor::spawnSession(ClientRec &C, uint64_t Token,
     setenv("OMPDPU_SESSION_CORES", std::to_string(Cores).c_str(), 1);
     setenv("OMPDPU_SESSION_TLS", SessionTransports.c_str(), 1);
     std::string Spin = std::to_string(static_cast<long>(Opts.SpinMicros));
+    // Without --shared-cores the list simply ends one entry earlier.
+    const char *Shared = Opts.SharedCores ? "--shared-cores" : nullptr;
     const char *Args[] = {SelfExe,     "--session",  "--control-fd", "3",
-                          "--spin-us", Spin.c_str(),
-                          Opts.SharedCores ? "--shared-cores" : nullptr,
-                          nullptr};
+                          "--spin-us", Spin.c_str(), Shared,         nullptr};
     signal(SIGCHLD, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
     signal(SIGINT, SIG_DFL);

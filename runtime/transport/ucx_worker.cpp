@@ -110,8 +110,8 @@ struct WorkerCallbacks {
   }
 };
 
-Expected<std::unique_ptr<Worker>>
-Worker::create(const std::string &Transports, bool SenderCopies) {
+Expected<std::unique_ptr<Worker>> Worker::create(const std::string &Transports,
+                                                 bool SenderCopies) {
   // Peer failure detection over shared memory needs these; without them UCX
   // silently prefers TCP for endpoints that ask for error handling.
   setenv("UCX_POSIX_ERROR_HANDLING", "y", 0);
@@ -291,9 +291,9 @@ bool Worker::trySend(Peer To, const void *Ctrl, size_t CtrlLen,
   ucp_request_param_t RP{};
   RP.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FLAG_FORCE_IMM_CMPL;
   RP.flags = NeedsAnswer ? UCP_AM_SEND_FLAG_REPLY : 0;
-  ucs_status_ptr_t R = ucp_am_send_nbx(static_cast<ucp_ep_h>(To),
-                                       protocol::kAmId, Ctrl, CtrlLen, Data,
-                                       Len, &RP);
+  ucs_status_ptr_t R =
+      ucp_am_send_nbx(static_cast<ucp_ep_h>(To), protocol::kAmId, Ctrl, CtrlLen,
+                      Data, Len, &RP);
   if (UCS_PTR_IS_PTR(R)) {
     ucp_request_free(R); // not expected with FORCE_IMM_CMPL; UCX finishes it
     return true;
