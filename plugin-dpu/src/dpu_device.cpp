@@ -99,12 +99,10 @@ Event *acquireEvent() {
 }
 
 void releaseEvent(Event *E) {
-  {
-    std::lock_guard<std::mutex> L(E->M);
-    E->Before.reset();
-    E->Pending = false;
-    E->QueueId = 0;
-  }
+  // Nobody waits for an event libomptarget destroys: no lock needed.
+  E->Before.reset();
+  E->Pending = false;
+  E->QueueId = 0;
   std::lock_guard<std::mutex> L(EventPoolM);
   EventPool.emplace_back(E);
 }

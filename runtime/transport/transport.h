@@ -102,8 +102,8 @@ public:
                size_t Len, bool NeedsAnswer = true);
   /// Send a control frame and optional bulk data (Data must stay valid until
   /// Done runs). Done may run before send() returns.
-  void send(Peer To, std::vector<uint8_t> Ctrl, const void *Data, size_t Len,
-            Completion Done, bool NeedsAnswer = true);
+  void send(Peer To, const std::vector<uint8_t> &Ctrl, const void *Data,
+            size_t Len, Completion Done, bool NeedsAnswer = true);
   /// Land bulk data in Dst (Dst must hold Data.Length bytes); zero copy for
   /// rendezvous data. Done may run before receive() returns.
   void receive(const BulkData &Data, void *Dst, Completion Done);

@@ -26,16 +26,8 @@ Status ucsError(const char *What, ucs_status_t S) {
 struct Operation {
   std::vector<uint8_t> Ctrl;
   Completion Done;
-  Worker *Owner;
-  size_t *PendingCounter;
+  Worker *Owner = nullptr;
 };
-
-void finish(Operation *Op, const Status &S) {
-  --*Op->PendingCounter;
-  if (Op->Done)
-    Op->Done(S);
-  delete Op;
-}
 
 Expected<sockaddr_storage> resolve(const SockAddress &A, socklen_t &Len) {
   addrinfo Hints{};
@@ -65,10 +57,40 @@ struct Worker::Impl {
   std::deque<ucp_conn_request_h> ConnRequests;
   std::function<void(Peer)> OnAccept;
   std::vector<void *> Closing; // ucp_ep_close_nbx requests still running
+  /// Finished operations, kept for reuse (with their buffers' capacity):
+  /// most sends finish at once, and this keeps them from allocating.
+  std::vector<std::unique_ptr<Operation>> SpareOps;
 };
 
 /// Static trampolines from UCX's C callbacks into the Worker.
 struct WorkerCallbacks {
+  static Operation *start(Worker *Owner, Completion Done) {
+    std::unique_ptr<Operation> Op;
+    auto &Spare = Owner->I->SpareOps;
+    if (Spare.empty()) {
+      Op = std::make_unique<Operation>();
+    } else {
+      Op = std::move(Spare.back());
+      Spare.pop_back();
+    }
+    Op->Done = std::move(Done);
+    Op->Owner = Owner;
+    ++Owner->Pending;
+    return Op.release();
+  }
+  static void finish(Operation *Op, const Status &S) {
+    Worker *Owner = Op->Owner;
+    --Owner->Pending;
+    Completion Done = std::move(Op->Done);
+    Op->Done = nullptr;
+    auto &Spare = Owner->I->SpareOps;
+    if (Spare.size() < 64)
+      Spare.emplace_back(Op);
+    else
+      delete Op;
+    if (Done)
+      Done(S);
+  }
   static ucs_status_t onMessage(void *Arg, const void *Header, size_t HLen,
                                 void *Data, size_t Len,
                                 const ucp_am_recv_param_t *Param) {
@@ -92,12 +114,14 @@ struct WorkerCallbacks {
   }
   static void onSend(void *Req, ucs_status_t S, void *User) {
     auto *Op = static_cast<Operation *>(User);
-    finish(Op, S == UCS_OK ? Status() : ucsError("send failed", S));
+    WorkerCallbacks::finish(Op, S == UCS_OK ? Status()
+                                            : ucsError("send failed", S));
     ucp_request_free(Req);
   }
   static void onRecv(void *Req, ucs_status_t S, size_t, void *User) {
     auto *Op = static_cast<Operation *>(User);
-    finish(Op, S == UCS_OK ? Status() : ucsError("receive failed", S));
+    WorkerCallbacks::finish(Op, S == UCS_OK ? Status()
+                                            : ucsError("receive failed", S));
     ucp_request_free(Req);
   }
   static void onPeerError(void *Arg, ucp_ep_h Ep, ucs_status_t S) {
@@ -301,10 +325,10 @@ bool Worker::trySend(Peer To, const void *Ctrl, size_t CtrlLen,
   return R == nullptr;
 }
 
-void Worker::send(Peer To, std::vector<uint8_t> Ctrl, const void *Data,
+void Worker::send(Peer To, const std::vector<uint8_t> &Ctrl, const void *Data,
                   size_t Len, Completion Done, bool NeedsAnswer) {
-  auto *Op = new Operation{std::move(Ctrl), std::move(Done), this, &Pending};
-  ++Pending;
+  Operation *Op = WorkerCallbacks::start(this, std::move(Done));
+  Op->Ctrl.assign(Ctrl.begin(), Ctrl.end()); // UCX may read it until Done
   ucp_request_param_t RP{};
   RP.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
                     UCP_OP_ATTR_FIELD_FLAGS;
@@ -315,9 +339,9 @@ void Worker::send(Peer To, std::vector<uint8_t> Ctrl, const void *Data,
       ucp_am_send_nbx(static_cast<ucp_ep_h>(To), protocol::kAmId,
                       Op->Ctrl.data(), Op->Ctrl.size(), Data, Len, &RP);
   if (R == nullptr)
-    finish(Op, Status());
+    WorkerCallbacks::finish(Op, Status());
   else if (UCS_PTR_IS_ERR(R))
-    finish(Op, ucsError("send failed", UCS_PTR_STATUS(R)));
+    WorkerCallbacks::finish(Op, ucsError("send failed", UCS_PTR_STATUS(R)));
 }
 
 void Worker::receive(const BulkData &Data, void *Dst, Completion Done) {
@@ -330,8 +354,7 @@ void Worker::receive(const BulkData &Data, void *Dst, Completion Done) {
       Done(Status());
     return;
   }
-  auto *Op = new Operation{{}, std::move(Done), this, &Pending};
-  ++Pending;
+  Operation *Op = WorkerCallbacks::start(this, std::move(Done));
   ucp_request_param_t RP{};
   RP.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
   RP.cb.recv_am = WorkerCallbacks::onRecv;
@@ -339,9 +362,9 @@ void Worker::receive(const BulkData &Data, void *Dst, Completion Done) {
   ucs_status_ptr_t R =
       ucp_am_recv_data_nbx(I->W, Data.Desc, Dst, Data.Length, &RP);
   if (R == nullptr)
-    finish(Op, Status());
+    WorkerCallbacks::finish(Op, Status());
   else if (UCS_PTR_IS_ERR(R))
-    finish(Op, ucsError("receive failed", UCS_PTR_STATUS(R)));
+    WorkerCallbacks::finish(Op, ucsError("receive failed", UCS_PTR_STATUS(R)));
 }
 
 void Worker::release(const BulkData &Data) {
