@@ -75,14 +75,14 @@ Expected<uint64_t> DeviceMemoryPool::allocate(uint64_t Size) {
     Ptr = Aligned;
     SlabCursor = Aligned + BlockSize;
   }
-  Live[Ptr] = C;
+  Live.insert(Ptr, static_cast<uint8_t>(C));
   return Ptr;
 }
 
 Status DeviceMemoryPool::release(uint64_t Ptr) {
   std::unique_lock<std::mutex> L(M);
-  auto It = Live.find(Ptr);
-  if (It == Live.end()) {
+  int Class = Live.find(Ptr);
+  if (Class < 0) {
     auto Large = LiveLarge.find(Ptr);
     if (Large != LiveLarge.end()) {
       uint64_t Rounded = Large->second;
@@ -100,8 +100,8 @@ Status DeviceMemoryPool::release(uint64_t Ptr) {
     ++ServerCalls;
     return FreeOnServer(Ptr);
   }
-  FreeLists[It->second].push_back(Ptr);
-  Live.erase(It);
+  FreeLists[Class].push_back(Ptr);
+  Live.erase(Ptr);
   return Status();
 }
 

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "block_table.h"
 #include "common/status.h"
 
 #include <array>
@@ -57,7 +58,7 @@ private:
   ServerFree FreeOnServer;
   std::mutex M;
   std::array<std::vector<uint64_t>, kClasses> FreeLists;
-  std::unordered_map<uint64_t, unsigned> Live; // pooled block -> class
+  BlockTable Live; // pooled block -> class
   /// Large blocks: live ones with their rounded size, freed ones by size.
   std::unordered_map<uint64_t, uint64_t> LiveLarge;
   std::unordered_multimap<uint64_t, uint64_t> FreeLarge; // size -> block

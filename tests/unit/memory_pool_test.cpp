@@ -3,8 +3,11 @@
 
 #include <gtest/gtest.h>
 #include <map>
+#include <random>
+#include <unordered_map>
 
 using namespace ompdpu;
+using ompdpu::plugin::BlockTable;
 using ompdpu::plugin::DeviceMemoryPool;
 
 namespace {
@@ -97,4 +100,34 @@ TEST(MemoryPool, CacheIsGivenBackWhenTheServerIsFull) {
   auto B = P.allocate(20 << 20);   // does not fit beside the cached block
   ASSERT_TRUE(B) << B.status().message();
   EXPECT_EQ(S.Live.size(), 1u);
+}
+
+TEST(BlockTable, AgreesWithAMapUnderRandomUse) {
+  // Many blocks in few 64-byte-aligned neighbourhoods: long probe runs,
+  // deletions in their middle, and growth.
+  BlockTable T;
+  std::unordered_map<uint64_t, uint8_t> Ref;
+  std::mt19937_64 Rng(42);
+  for (int Step = 0; Step < 200000; ++Step) {
+    uint64_t Addr = (0x7f0000000000ull + (Rng() % 4096) * 64);
+    switch (Rng() % 3) {
+    case 0: {
+      uint8_t Class = static_cast<uint8_t>(Rng() % 11);
+      T.insert(Addr, Class);
+      Ref[Addr] = Class;
+      break;
+    }
+    case 1:
+      T.erase(Addr);
+      Ref.erase(Addr);
+      break;
+    default: {
+      auto It = Ref.find(Addr);
+      ASSERT_EQ(T.find(Addr), It == Ref.end() ? -1 : It->second) << Step;
+    }
+    }
+    ASSERT_EQ(T.size(), Ref.size());
+  }
+  for (auto &[Addr, Class] : Ref)
+    EXPECT_EQ(T.find(Addr), Class);
 }
