@@ -110,9 +110,9 @@ private:
                  Peer From);
   void dispatch(Request R);
   void pump(uint32_t Queue);
-  void start(Request R);
+  void start(const Request &R);
   // Finishing a request: send its reply, then let its queue move on.
-  void complete(const Request &R, Reply Rep, const void *Data = nullptr,
+  void complete(const Request &R, const Reply &Rep, const void *Data = nullptr,
                 size_t Len = 0, std::shared_ptr<void> KeepAlive = nullptr);
   /// The operation at the head of Queue is done: start the next one.
   void queueStepDone(uint32_t Queue);
@@ -296,7 +296,7 @@ void Session::pump(uint32_t Queue) {
   start(std::move(R));
 }
 
-void Session::complete(const Request &R, Reply Rep, const void *Data,
+void Session::complete(const Request &R, const Reply &Rep, const void *Data,
                        size_t Len, std::shared_ptr<void> KeepAlive) {
   uint32_t Queue = R.H.Queue;
   if (R.From) {
@@ -311,7 +311,7 @@ void Session::complete(const Request &R, Reply Rep, const void *Data,
                     /*NeedsAnswer=*/false)) {
       W->send(
           R.From, SendBuf, Data, Len,
-          [this, Queue, KeepAlive](const Status &S) {
+          [this, Queue, KeepAlive = std::move(KeepAlive)](const Status &S) {
             if (!S.ok())
               OMPDPU_DEBUG_LOG("reply not delivered: %s", S.message().c_str());
             queueStepDone(Queue);
@@ -332,7 +332,7 @@ void Session::queueStepDone(uint32_t Queue) {
   pump(Queue);
 }
 
-void Session::start(Request R) {
+void Session::start(const Request &R) {
   switch (R.H.Type) {
   case MsgType::Alloc:
     return doAlloc(R);
