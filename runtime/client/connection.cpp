@@ -496,6 +496,11 @@ bool Connection::waitUntil(const Ticket &T, Clock::time_point Deadline) {
           Sleep = SupW->arm() && (!W || W->arm());
       }
     }
+    // Other processes on this core (OMPDPU_YIELD) get it every 64 rounds,
+    // a few microseconds. Not by default: a thread of this process that
+    // runs a long computation would keep it for a whole time slice.
+    if (!Sleep && Cfg.YieldWhenIdle && (Round & 63) == 0)
+      sched_yield();
     if (Sleep) {
       // Bounded sleep: another thread may consume our wake-up, and health
       // checks must run even when nothing arrives.

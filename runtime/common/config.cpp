@@ -131,6 +131,13 @@ Expected<ClientConfig> loadClientConfig(const EnvLookup &Env) {
     }
   if (C.ResponseTimeout > 0 && C.HeartbeatInterval >= C.ResponseTimeout)
     C.HeartbeatInterval = C.ResponseTimeout / 4;
+  if (const char *V = Env("OMPDPU_YIELD")) {
+    std::string Y = V;
+    if (Y == "1" || Y == "yes")
+      C.YieldWhenIdle = true;
+    else if (!Y.empty() && Y != "0" && Y != "no")
+      return Status::error("OMPDPU_YIELD must be 0 or 1, not '" + Y + "'");
+  }
 
   if (const char *V = Env("OMPDPU_DEVICES")) {
     C.DevicesFrom = "OMPDPU_DEVICES";

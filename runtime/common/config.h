@@ -27,6 +27,10 @@ struct ClientConfig {
   double HeartbeatInterval = 0.5; ///< OMPDPU_HEARTBEAT: ping after this
   double KernelTimeout = 0.0;     ///< OMPDPU_KERNEL_TIMEOUT: 0 = none
   double SpinMicros = 50.0;       ///< OMPDPU_SPIN_US: busy-poll before sleep
+  /// OMPDPU_YIELD=1: a waiting thread yields its core every few
+  /// microseconds while it polls (host processes sharing a core, as Open
+  /// MPI's mpi_yield_when_idle).
+  bool YieldWhenIdle = false;
 };
 
 /// Looks up an environment variable (nullptr if unset).

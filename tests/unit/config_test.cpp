@@ -56,6 +56,18 @@ TEST(Config, EnvironmentWinsAndTimeoutsParse) {
   EXPECT_FALSE(loadClientConfig(envOf({{"OMPDPU_DEVICES", "nope"}})));
 }
 
+TEST(Config, YieldWhenIdle) {
+  auto C = loadClientConfig(envOf({{"OMPDPU_DEVICES", ""}}));
+  ASSERT_TRUE(C);
+  EXPECT_FALSE(C->YieldWhenIdle);
+  C = loadClientConfig(envOf({{"OMPDPU_DEVICES", ""}, {"OMPDPU_YIELD", "1"}}));
+  ASSERT_TRUE(C);
+  EXPECT_TRUE(C->YieldWhenIdle);
+  auto Bad = loadClientConfig(envOf({{"OMPDPU_YIELD", "sometimes"}}));
+  ASSERT_FALSE(Bad);
+  EXPECT_NE(Bad.status().message().find("OMPDPU_YIELD"), std::string::npos);
+}
+
 TEST(Config, ReadsConfigFile) {
   std::string Path = ::testing::TempDir() + "/ompdpu-devices";
   {
