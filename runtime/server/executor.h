@@ -9,7 +9,6 @@
 #include "protocol/messages.h"
 
 #include <cstdint>
-#include <functional>
 #include <string>
 #include <vector>
 

@@ -786,6 +786,7 @@ void Session::lead() {
         if (Timed)
           Timing.add(Micros);
         kernelDone(Job, true);
+        Idle = 0; // activity: the spin window starts again at the next poll
         continue;
       }
       {
@@ -811,7 +812,7 @@ void Session::lead() {
       F.unlock();
       Timing.add(Micros);
       kernelDone(Job, true);
-      LastActivity = Clock::now();
+      Idle = 0;
       continue;
     }
     if (N) {
