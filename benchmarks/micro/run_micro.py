@@ -44,7 +44,8 @@ def run_json(cmd, env=None, timeout=900):
 
 def perftest(test, size, iters, cores):
     """One ucx_perftest run on loopback; returns (latency_us, bandwidth_GBps)."""
-    port = random.randint(20000, 40000)
+    # Below the ephemeral range (32768 on Linux), where no socket of ours holds it.
+    port = random.randint(20000, 32000)
     srv = subprocess.Popen(["taskset", "-c", cores[1], "ucx_perftest", "-p", str(port)],
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:

@@ -8,7 +8,10 @@ MPI_INC=$(pkg-config --cflags-only-I ompi-c 2>/dev/null || echo -I/usr/lib/x86_6
 MPI_LIBS=$(pkg-config --libs ompi-c 2>/dev/null || echo -lmpi)
 clang-14 -O1 -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu -I"$INC" $MPI_INC \
   "$SRC/halo_ring.c" -o "$WORK/halo_ring" -L"$LIB" -lompdpu_mpi $MPI_LIBS
-PORT=$((20000 + RANDOM % 20000))
+# Below the ephemeral range, where the sockets of tests running beside this
+# one (UCX connections, emulated servers on port 0) cannot hold PORT or PORT+1.
+EPHEMERAL_LOW=$(cut -f1 /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
+PORT=$((20000 + RANDOM % (EPHEMERAL_LOW - 20002)))
 mpirun --allow-run-as-root --oversubscribe --mca pml ob1 --mca btl self,vader \
   -np 2 "$BIN/ompdpu-server" --mpi --listen 127.0.0.1:$PORT >"$WORK/servers.log" 2>&1 &
 MPIRUN=$!
