@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <netdb.h>
 #include <poll.h>
 #include <sys/socket.h>
@@ -134,12 +135,17 @@ struct WorkerCallbacks {
   }
 };
 
+void prepareEnvironment() {
+  static std::once_flag Once;
+  std::call_once(Once, [] {
+    setenv("UCX_POSIX_ERROR_HANDLING", "y", 0);
+    setenv("UCX_SYSV_ERROR_HANDLING", "y", 0);
+  });
+}
+
 Expected<std::unique_ptr<Worker>> Worker::create(const std::string &Transports,
                                                  bool SenderCopies) {
-  // Peer failure detection over shared memory needs these; without them UCX
-  // silently prefers TCP for endpoints that ask for error handling.
-  setenv("UCX_POSIX_ERROR_HANDLING", "y", 0);
-  setenv("UCX_SYSV_ERROR_HANDLING", "y", 0);
+  prepareEnvironment();
 
   std::unique_ptr<Worker> Self(new Worker());
   Self->I = std::make_unique<Impl>();
