@@ -113,6 +113,10 @@ EXPECT : {
   EXPECT_NE(E.find("cannot free"), std::string::npos) << E;
   E = errorOf(*C, C->run(0x1234, {1, 2}, 1, 1, 0, 0));
   EXPECT_NE(E.find("not a kernel"), std::string::npos) << E;
+  // A frame too large to travel as the message's data (the small one above
+  // does) arrives as its header.
+  E = errorOf(*C, C->run(0x1234, std::vector<uint64_t>(100, 1), 1, 1, 0, 0));
+  EXPECT_NE(E.find("not a kernel"), std::string::npos) << E;
   E = errorOf(*C, C->alloc(1ull << 30, 0));
   EXPECT_NE(E.find("out of device memory"), std::string::npos) << E;
 }
