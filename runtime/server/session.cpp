@@ -2,6 +2,7 @@
 #include "server/session.h"
 
 #include "common/alloc_table.h"
+#include "common/fifo.h"
 #include "common/log.h"
 #include "protocol/messages.h"
 #include "server/crash_report.h"
@@ -9,6 +10,7 @@
 #include "server/image_loader.h"
 #include "transport/transport.h"
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -17,10 +19,10 @@
 #include <map>
 #include <mutex>
 #include <sched.h>
-#include <set>
 #include <sys/mman.h>
 #include <thread>
 #include <unistd.h>
+#include <unordered_map>
 
 namespace ompdpu::server {
 
@@ -92,6 +94,31 @@ struct Request {
   BulkData Data;
 };
 
+/// The client's endpoints that presented the session token (its control and
+/// bulk endpoints). Looked up for every request: a short array.
+class ClientEndpoints {
+public:
+  bool contains(Peer P) const {
+    for (size_t K = 0; K < N; ++K)
+      if (Peers[K] == P)
+        return true;
+    return false;
+  }
+  /// False when the table is full.
+  bool insert(Peer P) {
+    if (contains(P))
+      return true;
+    if (N == Peers.size())
+      return false;
+    Peers[N++] = P;
+    return true;
+  }
+
+private:
+  std::array<Peer, 4> Peers{};
+  size_t N = 0;
+};
+
 /// Operations of one client queue start in sequence order, one at a time.
 struct QueueState {
   uint32_t NextSeq = 0;
@@ -153,7 +180,7 @@ private:
 
   SessionOptions Opts;
   std::unique_ptr<transport::Worker> W;
-  std::deque<KernelJob> ReadyKernels;
+  Fifo<KernelJob> ReadyKernels;
   static constexpr unsigned kMaxThreads = 16;
   /// Kernels that took less than this (on average) run on the loop thread.
   static constexpr double kInlineKernelMicros = 200;
@@ -164,12 +191,13 @@ private:
   std::vector<std::thread> Threads;
   AllocTable Table;
   std::vector<std::unique_ptr<LoadedImage>> Images;
-  std::map<uint64_t, KernelInfo> Kernels; // entry address -> kernel
-  std::map<uint32_t, QueueState> Queues;
-  std::deque<Request> Incoming;
+  /// Entry address -> kernel (elements never move: jobs point to them).
+  std::unordered_map<uint64_t, KernelInfo> Kernels;
+  std::unordered_map<uint32_t, QueueState> Queues;
+  Fifo<Request> Incoming;
   std::vector<uint8_t> SendBuf; ///< replies are encoded here (loop only)
   /// The client's endpoints (control and bulk) that presented the token.
-  std::set<Peer> ClientPeers;
+  ClientEndpoints ClientPeers;
   bool Stop = false;
   // Session-to-session copies in flight, and endpoints to peer sessions.
   uint32_t NextPeerRequest = 1;
@@ -225,12 +253,12 @@ bool Session::onMessage(const uint8_t *Ctrl, size_t Len, const BulkData &Data,
   R.Body.assign(Ctrl + kHeaderSize, Ctrl + Len);
   R.Data = Data;
   // Requests are started from the loop, outside UCX's callback.
-  Incoming.push_back(std::move(R));
+  Incoming.push(std::move(R));
   return Data.Length != 0;
 }
 
 void Session::dispatch(Request R) {
-  bool Trusted = R.From && ClientPeers.count(R.From);
+  bool Trusted = R.From && ClientPeers.contains(R.From);
   switch (R.H.Type) {
   case MsgType::Attach: {
     Attach A;
@@ -239,11 +267,10 @@ void Session::dispatch(Request R) {
       R.H.Queue = 0;
       return fail(R, kErrNotFound, "wrong session token");
     }
-    if (ClientPeers.size() >= 4 && !ClientPeers.count(R.From)) {
+    if (!ClientPeers.insert(R.From)) {
       R.H.Queue = 0;
       return fail(R, kErrInvalid, "too many endpoints attached");
     }
-    ClientPeers.insert(R.From);
     R.H.Queue = 0;
     return complete(R, Reply());
   }
@@ -543,10 +570,10 @@ void Session::doRun(const Request &R) {
   KernelJob Job;
   Job.Entry = Msg.Entry;
   Job.Args = std::move(Msg.Args);
-  Job.Kernel = &K->second; // std::map nodes never move
+  Job.Kernel = &K->second; // table elements never move
   Job.Request = R.H;
   Job.From = R.From;
-  ReadyKernels.push_back(std::move(Job));
+  ReadyKernels.push(std::move(Job));
 }
 
 void Session::kernelDone(const KernelJob &Job, bool OnLoopThread) {
@@ -628,7 +655,7 @@ void Session::onPeerReply(const Header &H, Reader &Body) {
 }
 
 void Session::onPeerError(Peer P, const Status &S) {
-  if (ClientPeers.count(P)) {
+  if (ClientPeers.contains(P)) {
     Stop = true;
     return;
   }
@@ -756,9 +783,7 @@ void Session::lead() {
     }
     unsigned N = W->progress();
     while (!Incoming.empty()) {
-      Request R = std::move(Incoming.front());
-      Incoming.pop_front();
-      dispatch(std::move(R));
+      dispatch(Incoming.pop());
       ++N;
     }
     std::vector<std::function<void()>> Done;
@@ -771,8 +796,7 @@ void Session::lead() {
       Fn();
     N += Done.size();
     if (!ReadyKernels.empty()) {
-      KernelJob Job = std::move(ReadyKernels.front());
-      ReadyKernels.pop_front();
+      KernelJob Job = ReadyKernels.pop();
       KernelTiming &Timing = Job.Kernel->Timing;
       // A kernel known to be short runs right here, without waking another
       // thread: the hand-off would cost more than the kernel. Others hand
