@@ -7,6 +7,8 @@ Measures, on the same machine and transport, in one run:
     device-to-device omp_target_memcpy between two emulated DPUs;
   * references: ucx_perftest (ucp_am_lat, ucp_am_bw, ucp_put_bw, ucp_get),
     an Open MPI ping-pong, memcpy, and LLVM's in-process host plugin.
+The offload measurements come from ompdpu-offload-micro, a Google Benchmark
+program (7 repetitions each; we take the medians from its JSON output).
 Prints a Markdown table with medians and the ratios of issue 4's targets,
 and writes micro.json and micro.csv into the output directory.
 """
@@ -40,6 +42,44 @@ def run_json(cmd, env=None, timeout=900):
         if line.startswith("{"):
             out.append(json.loads(line))
     return out, p.stderr
+
+
+def run_benchmark(cmd, env):
+    """Run the Google Benchmark program; returns its medians as our items.
+
+    Each item: name, unit (us, GB/s or regions/s), median and stddev over
+    the repetitions."""
+    log(" ".join(cmd))
+    p = subprocess.run(cmd + ["--benchmark_format=json"], env=env, capture_output=True,
+                       text=True, timeout=900)
+    if p.returncode != 0:
+        raise RuntimeError(f"{cmd[0]} failed ({p.returncode}):\n{p.stderr[-3000:]}")
+    doc = json.loads(p.stdout)
+    errors = [b["run_name"] + ": " + b.get("error_message", "") for b in doc["benchmarks"]
+              if b.get("error_occurred")]
+    if errors:
+        raise RuntimeError("benchmark errors: " + "; ".join(errors))
+
+    def value(b):
+        name = b["run_name"].split("/")[0]
+        if "regions_per_s" in b:
+            return name, "regions/s", b["regions_per_s"]
+        if name.startswith(("launch_", "small_maps")):
+            scale = {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}[b["time_unit"]]
+            return name, "us", b["real_time"] * scale
+        return name, "GB/s", b["bytes_per_second"] / 1e9
+
+    items = {}
+    for b in doc["benchmarks"]:
+        kind = b.get("aggregate_name")
+        if kind not in ("median", "stddev"):
+            continue
+        name, unit, v = value(b)
+        it = items.setdefault(name, {"name": name, "unit": unit})
+        it[kind] = v
+        m = re.search(r"_(\d+)$", name)
+        it["bytes"] = int(m.group(1)) if m and unit == "GB/s" else 0
+    return list(items.values()), p.stderr
 
 
 def perftest(test, size, iters, cores):
@@ -99,23 +139,23 @@ def main():
 
     env = dict(os.environ, OMP_TARGET_OFFLOAD="mandatory")
     # 1. ompdpu, one emulated DPU on its own core, the program on the other.
-    items, err = run_json([ompdpu, "run", "--emulate", "1", "--pin", "--", micro] + q, env=env)
+    items, err = run_benchmark([ompdpu, "run", "--emulate", "1", "--pin", "--", micro] + q, env=env)
     if "regions run in process" in err:
         m = re.search(r"regions run in process (\d+), host process (\d+)", err)
         if m and m.group(1) == m.group(2):
             sys.exit("run_micro: regions ran in the host process: ompdpu was not used")
     put(items)
     # 2. device to device between two emulated DPUs.
-    items, _ = run_json([ompdpu, "run", "--emulate", "2", "--", micro, "d2d"] + q, env=env)
+    items, _ = run_benchmark([ompdpu, "run", "--emulate", "2", "--", micro, "d2d"] + q, env=env)
     put(items)
     # 3. LLVM's own host plugin: the in-process floor of launch cost.
     host_env = dict(env)
     host_env.pop("OMPDPU_DEVICES", None)
-    items, _ = run_json(["taskset", "-c", cores[0], micro, "launch"] + q, env=host_env)
+    items, _ = run_benchmark(["taskset", "-c", cores[0], micro, "launch"] + q, env=host_env)
     put(items, "hostplugin_")
-    items, _ = run_json(["taskset", "-c", cores[0], micro, "maps"] + q, env=host_env)
+    items, _ = run_benchmark(["taskset", "-c", cores[0], micro, "maps"] + q, env=host_env)
     put(items, "hostplugin_")
-    items, _ = run_json(["taskset", "-c", cores[0], micro, "memcpy"], env=host_env)
+    items, _ = run_benchmark(["taskset", "-c", cores[0], micro, "memcpy"], env=host_env)
     put(items)
     # 4. ucx_perftest on loopback, same pinning.
     n_lat = 20000 if args.quick else 100000
