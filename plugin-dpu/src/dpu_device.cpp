@@ -149,9 +149,16 @@ DpuDevice::loadBinary(__tgt_device_image *Image) {
                                   "bytes on the device, %zu on the host",
                                   E.Name.c_str(), (unsigned long)E.Size,
                                   Host.size));
+    if ((E.Size == 0) != (E.Kernel != 0))
+      return Status::error(format("cannot load image: entry '%s' is %s without "
+                                  "a kernel handle",
+                                  E.Name.c_str(),
+                                  E.Size == 0 ? "a kernel" : "a global"));
     IT.Names.push_back(E.Name);
-    IT.Entries.push_back({reinterpret_cast<void *>(E.Addr),
-                          IT.Names.back().data(), E.Size, E.Flags, 0});
+    void *Addr = reinterpret_cast<void *>(E.Addr);
+    if (E.Kernel)
+      Addr = &IT.Kernels.emplace_back(KernelRecord{E.Addr, E.Kernel});
+    IT.Entries.push_back({Addr, IT.Names.back().data(), E.Size, E.Flags, 0});
   }
   IT.Table.EntriesBegin = IT.Entries.data();
   IT.Table.EntriesEnd = IT.Entries.data() + IT.Entries.size();
@@ -215,15 +222,14 @@ Status DpuDevice::exchange(const void *Src, DpuDevice &Dst, void *DstPtr,
 }
 
 Status DpuDevice::launch(void *Entry, void **Args, ptrdiff_t *Offsets,
-                         int32_t NumArgs, int32_t Teams, int32_t ThreadLimit,
-                         __tgt_async_info *Async) {
+                         int32_t NumArgs, __tgt_async_info *Async) {
+  const auto *Kernel = static_cast<const KernelRecord *>(Entry);
   std::vector<uint64_t> Values(NumArgs > 0 ? NumArgs : 0);
   for (int32_t K = 0; K < NumArgs; ++K)
     Values[K] = reinterpret_cast<uint64_t>(Args[K]) +
                 static_cast<uint64_t>(Offsets ? Offsets[K] : 0);
   return perform(Async, [&](uint32_t Q, uint32_t Seq) {
-    return Conn->run(reinterpret_cast<uint64_t>(Entry), std::move(Values),
-                     Teams, ThreadLimit, Q, Seq);
+    return Conn->run(Kernel->Handle, std::move(Values), Q, Seq);
   });
 }
 

@@ -13,6 +13,7 @@
 #include "omptarget_abi.h"
 
 #include <condition_variable>
+#include <deque>
 #include <list>
 #include <memory>
 #include <mutex>
@@ -79,8 +80,9 @@ public:
                   __tgt_async_info *Async);
   Status exchange(const void *Src, DpuDevice &Dst, void *DstPtr, int64_t Size,
                   __tgt_async_info *Async);
+  /// Entry is what loadBinary put in the target table for the kernel.
   Status launch(void *Entry, void **Args, ptrdiff_t *Offsets, int32_t NumArgs,
-                int32_t Teams, int32_t ThreadLimit, __tgt_async_info *Async);
+                __tgt_async_info *Async);
   /// Wait for every operation of the queue; reset Async->Queue.
   Status synchronize(__tgt_async_info *Async);
 
@@ -110,9 +112,16 @@ private:
   std::mutex M; // guards the members below
   uint32_t NextQueueId = 1;
   std::vector<std::unique_ptr<AsyncQueue>> FreeQueues;
+  /// What the target table holds as a kernel's address: libomptarget only
+  /// hands it back to launch(), which then needs no lookup.
+  struct KernelRecord {
+    uint64_t DeviceAddr = 0;
+    uint16_t Handle = 0; ///< names the kernel in Run requests
+  };
   struct ImageTable {
     std::vector<__tgt_offload_entry> Entries;
-    std::list<std::string> Names; // storage the entries' names point into
+    std::list<std::string> Names;     // storage the entries' names point into
+    std::deque<KernelRecord> Kernels; // storage the kernel entries point to
     __tgt_target_table Table{};
   };
   std::list<ImageTable> Images;

@@ -155,14 +155,15 @@ int32_t __tgt_rtl_data_exchange(int32_t SrcId, void *SrcPtr, int32_t DstId,
                                        nullptr);
 }
 
+// Team counts and thread limits are not used: libomp on the server picks
+// them, as it does under LLVM's own host plugin.
 int32_t __tgt_rtl_run_target_team_region_async(int32_t Id, void *Entry,
                                                void **Args, ptrdiff_t *Offsets,
-                                               int32_t NumArgs, int32_t Teams,
-                                               int32_t ThreadLimit, uint64_t,
+                                               int32_t NumArgs, int32_t,
+                                               int32_t, uint64_t,
                                                __tgt_async_info *Async) {
   DEVICE_OR_FAIL(Id);
-  return check(
-      D, D->launch(Entry, Args, Offsets, NumArgs, Teams, ThreadLimit, Async));
+  return check(D, D->launch(Entry, Args, Offsets, NumArgs, Async));
 }
 
 int32_t __tgt_rtl_run_target_team_region(int32_t Id, void *Entry, void **Args,

@@ -179,7 +179,8 @@ Connection::~Connection() {
 template <typename Body>
 Ticket Connection::issue(MsgType Type, const Body &B, uint32_t Queue,
                          uint32_t Seq, const void *Data, uint64_t Len, Lane Via,
-                         void *RetrieveDst, uint64_t RetrieveLen) {
+                         void *RetrieveDst, uint64_t RetrieveLen,
+                         uint16_t Operand) {
   // Everything the reply handler reads is set before the request leaves:
   // another thread may receive the reply before issue() returns.
   auto T = std::make_shared<PendingOp>();
@@ -198,8 +199,10 @@ Ticket Connection::issue(MsgType Type, const Body &B, uint32_t Queue,
   void *To = Via == Lane::Supervisor       ? SupervisorEp
              : Via == Lane::Bulk && BulkEp ? BulkEp
                                            : SessionEp;
-  if (!To) {
-    T->Result = Status::error("not connected");
+  if (!To || Queue > kMaxQueueId) {
+    T->Result = Status::error(
+        !To ? "not connected"
+            : format("queue id %u does not fit the protocol's 16 bits", Queue));
     T->Done = true;
     return T;
   }
@@ -210,7 +213,8 @@ Ticket Connection::issue(MsgType Type, const Body &B, uint32_t Queue,
   Header H;
   H.Type = Type;
   H.RequestId = T->Id;
-  H.Queue = Queue;
+  H.Queue = static_cast<uint16_t>(Queue);
+  H.Operand = Operand;
   H.Seq = Seq;
   frameInto(SendBuf, H, B);
   transport::Worker &Wk = Via == Lane::Supervisor ? *SupW : *W;
@@ -269,15 +273,12 @@ Ticket Connection::loadImage(const void *Image, uint64_t Size) {
   return issue(MsgType::LoadImage, L, 0, 0, Image, Size, Lane::Bulk);
 }
 
-Ticket Connection::run(uint64_t Entry, std::vector<uint64_t> Args,
-                       int32_t Teams, int32_t ThreadLimit, uint32_t Queue,
-                       uint32_t Seq) {
+Ticket Connection::run(uint16_t Kernel, std::vector<uint64_t> Args,
+                       uint32_t Queue, uint32_t Seq) {
   Run R;
-  R.Entry = Entry;
-  R.Teams = Teams;
-  R.ThreadLimit = ThreadLimit;
   R.Args = std::move(Args);
-  return issue(MsgType::Run, R, Queue, Seq, nullptr, 0, Lane::Session);
+  return issue(MsgType::Run, R, Queue, Seq, nullptr, 0, Lane::Session, nullptr,
+               0, Kernel);
 }
 
 Ticket Connection::exchange(uint64_t Src, uint64_t Size, const ServerInfo &Dst,

@@ -112,9 +112,9 @@ public:
                   uint32_t Seq);
   /// Load a device image; the reply's Payload holds the entry table.
   Ticket loadImage(const void *Image, uint64_t Size);
-  /// Run a kernel.
-  Ticket run(uint64_t Entry, std::vector<uint64_t> Args, int32_t Teams,
-             int32_t ThreadLimit, uint32_t Queue, uint32_t Seq);
+  /// Run a kernel, named by its handle from the entry table.
+  Ticket run(uint16_t Kernel, std::vector<uint64_t> Args, uint32_t Queue,
+             uint32_t Seq);
   /// Have this server push device bytes to another server's session.
   Ticket exchange(uint64_t Src, uint64_t Size, const ServerInfo &Dst,
                   uint64_t DstPtr, uint32_t Queue, uint32_t Seq);
@@ -138,7 +138,8 @@ private:
   template <typename Body>
   Ticket issue(protocol::MsgType Type, const Body &B, uint32_t Queue,
                uint32_t Seq, const void *Data, uint64_t Len, Lane L,
-               void *RetrieveDst = nullptr, uint64_t RetrieveLen = 0);
+               void *RetrieveDst = nullptr, uint64_t RetrieveLen = 0,
+               uint16_t Operand = 0);
   bool onMessage(const uint8_t *Ctrl, size_t Len,
                  const transport::BulkData &Data);
   void completeOp(const Ticket &T, const Status &S);

@@ -54,6 +54,7 @@ Status parseFrame(const void *Data, size_t Len, Header &H, Reader &Body) {
   R.get(Type);
   R.get(H.RequestId);
   R.get(H.Queue);
+  R.get(H.Operand);
   R.get(H.Seq);
   if (H.Magic != kMagic)
     return Status::error(format("bad magic 0x%04x", H.Magic));
@@ -173,22 +174,14 @@ void LoadImage::encode(Writer &W) const { W.put(Size); }
 bool LoadImage::decode(Reader &R) { return R.get(Size); }
 
 void Run::encode(Writer &W) const {
-  W.put(Entry);
-  W.put(Teams);
-  W.put(ThreadLimit);
-  W.put(static_cast<uint32_t>(Args.size()));
   for (uint64_t A : Args)
     W.put(A);
 }
 bool Run::decode(Reader &R) {
-  uint32_t N = 0;
-  if (!(R.get(Entry) && R.get(Teams) && R.get(ThreadLimit) && R.get(N)))
+  // The body is the arguments, 8 bytes each: nothing else may be left over.
+  if (R.remaining() % 8)
     return false;
-  // Each argument takes 8 bytes: refuse counts the body cannot hold before
-  // reserving memory for them.
-  if (N > R.remaining() / 8)
-    return false;
-  Args.resize(N);
+  Args.resize(R.remaining() / 8);
   for (uint64_t &A : Args)
     R.get(A);
   return R.ok();
@@ -231,6 +224,7 @@ std::vector<uint8_t> encodeEntries(const std::vector<EntryInfo> &Entries) {
     W.put(E.Addr);
     W.put(E.Size);
     W.put(E.Flags);
+    W.put(E.Kernel);
     W.putString(E.Name);
   }
   return std::move(W.bytes());
@@ -239,11 +233,13 @@ std::vector<uint8_t> encodeEntries(const std::vector<EntryInfo> &Entries) {
 Status decodeEntries(const uint8_t *P, size_t N, std::vector<EntryInfo> &Out) {
   Reader R(P, N);
   uint32_t Count = 0;
-  if (!R.get(Count) || Count > R.remaining() / 24)
+  // An entry takes at least 26 bytes (an empty name): refuse counts the
+  // table cannot hold before reserving memory for them.
+  if (!R.get(Count) || Count > R.remaining() / 26)
     return Status::error("malformed entry table");
   Out.resize(Count);
   for (EntryInfo &E : Out)
-    if (!(R.get(E.Addr) && R.get(E.Size) && R.get(E.Flags) &&
+    if (!(R.get(E.Addr) && R.get(E.Size) && R.get(E.Flags) && R.get(E.Kernel) &&
           R.getString(E.Name, 4096)))
       return Status::error("malformed entry table");
   if (!R.finishedCleanly())

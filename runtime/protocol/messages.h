@@ -3,9 +3,10 @@
 //
 // Every message is defined once here and used by both the plugin and the
 // server. A message is a frame (a fixed header and a typed body) sent as the
-// header of a UCX active message; bulk bytes (mapped data, images) travel as
-// the active message's data, so that the receiver can land them directly in
-// the destination buffer. See PROTOCOL.md beside this file.
+// header of a UCX active message (small frames without bulk data: as its
+// data); bulk bytes (mapped data, images) travel as the active message's
+// data, so that the receiver can land them directly in the destination
+// buffer. See PROTOCOL.md beside this file.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -22,12 +23,13 @@ namespace ompdpu::protocol {
 /// "OD" in little-endian byte order.
 constexpr uint16_t kMagic = 0x444f;
 /// The protocol version this build speaks.
-constexpr uint16_t kVersion = 2;
+constexpr uint16_t kVersion = 3;
 /// The active-message id used for every frame.
 constexpr unsigned kAmId = 7;
-/// Size of the encoded frame header. Small on purpose: frames of up to
-/// about 24 bytes cross shared memory measurably faster than 32 or more
-/// (ucx_perftest ucp_am_lat here: 0.35 against 0.42 us one way).
+/// Size of the encoded frame header. Small on purpose: a Run without
+/// arguments is the header alone, and with UCX's own headers it then fills
+/// one cache line of UCX's shared-memory FIFO instead of two (an empty
+/// region's round trip: 1.38 -> 1.14 us).
 constexpr size_t kHeaderSize = 16;
 /// Largest body accepted (bulk data travels outside the frame).
 constexpr size_t kMaxBody = 1 << 20;
@@ -59,15 +61,19 @@ const char *typeName(MsgType T);
 /// The fixed frame header. RequestId pairs a Reply with its request (ids
 /// wrap around; 0 is never used for a request that wants its answer);
 /// Queue and Seq order the operations of one asynchronous queue (Queue 0:
-/// none). The body is the rest of the frame.
+/// none). Operand is a small argument of some message types (Run: the
+/// kernel's handle), 0 for the others. The body is the rest of the frame.
 struct Header {
   uint16_t Magic = kMagic;
   uint8_t Version = kVersion;
   MsgType Type = MsgType::Ping;
   uint32_t RequestId = 0;
-  uint32_t Queue = 0;
+  uint16_t Queue = 0;
+  uint16_t Operand = 0;
   uint32_t Seq = 0;
 };
+/// Queue ids fit the header's 16 bits.
+constexpr uint32_t kMaxQueueId = 0xffff;
 
 /// Status codes carried in replies.
 enum ReplyCode : int32_t {
@@ -166,6 +172,7 @@ struct EntryInfo {
   uint64_t Addr = 0;
   uint64_t Size = 0;
   int32_t Flags = 0;
+  uint16_t Kernel = 0; ///< a kernel's handle for Run (1, 2, ...); 0: a global
   std::string Name;
 };
 
@@ -173,10 +180,10 @@ struct EntryInfo {
 std::vector<uint8_t> encodeEntries(const std::vector<EntryInfo> &Entries);
 Status decodeEntries(const uint8_t *P, size_t N, std::vector<EntryInfo> &Out);
 
+/// Run a kernel: the kernel is the header's Operand (its handle from the
+/// entry table); the body is its arguments alone, so that a kernel without
+/// arguments is a bare header.
 struct Run {
-  uint64_t Entry = 0;
-  int32_t Teams = 0;
-  int32_t ThreadLimit = 0;
   std::vector<uint64_t> Args; ///< already offset: arg i = Args[i]+Offsets[i]
   void encode(Writer &W) const;
   bool decode(Reader &R);
@@ -226,6 +233,7 @@ void frameInto(std::vector<uint8_t> &Out, Header H, const Body &B) {
   W.put(static_cast<uint8_t>(H.Type));
   W.put(H.RequestId);
   W.put(H.Queue);
+  W.put(H.Operand);
   W.put(H.Seq);
   B.encode(W);
   Out.swap(W.bytes());

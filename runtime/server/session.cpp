@@ -16,6 +16,7 @@
 #include <condition_variable>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <map>
 #include <mutex>
 #include <sched.h>
@@ -182,6 +183,8 @@ private:
   std::unique_ptr<transport::Worker> W;
   Fifo<KernelJob> ReadyKernels;
   static constexpr unsigned kMaxThreads = 16;
+  /// Kernel handles are 16 bits (the header's Operand).
+  static constexpr size_t kMaxKernels = 0xffff;
   /// Kernels that took less than this (on average) run on the loop thread.
   static constexpr double kInlineKernelMicros = 200;
   std::mutex FollowM; // guards the five members below
@@ -191,8 +194,9 @@ private:
   std::vector<std::thread> Threads;
   AllocTable Table;
   std::vector<std::unique_ptr<LoadedImage>> Images;
-  /// Entry address -> kernel (elements never move: jobs point to them).
-  std::unordered_map<uint64_t, KernelInfo> Kernels;
+  /// Kernels of the loaded images; handle h (what Run names) is element
+  /// h-1. A deque: elements never move, and jobs point to them.
+  std::deque<KernelInfo> Kernels;
   std::unordered_map<uint32_t, QueueState> Queues;
   Fifo<Request> Incoming;
   std::vector<uint8_t> SendBuf; ///< replies are encoded here (loop only)
@@ -540,14 +544,25 @@ void Session::doLoad(const Request &R) {
     auto Img = LoadedImage::load(Buf->data(), Buf->size());
     if (!Img)
       return fail(Copy, kErrLoad, Img.status().message());
-    for (const EntryInfo &E : (*Img)->entries()) {
-      if (E.Size == 0)
-        Kernels[E.Addr].Name = E.Name;
-      else
+    std::vector<EntryInfo> Entries = (*Img)->entries();
+    size_t NewKernels = 0;
+    for (const EntryInfo &E : Entries)
+      NewKernels += E.Size == 0;
+    if (Kernels.size() + NewKernels > kMaxKernels)
+      return fail(Copy, kErrLoad,
+                  format("too many kernels: %zu loaded, this image has %zu "
+                         "more, a session holds at most %zu",
+                         Kernels.size(), NewKernels, kMaxKernels));
+    for (EntryInfo &E : Entries) {
+      if (E.Size == 0) {
+        Kernels.push_back({E.Addr, E.Name, {}});
+        E.Kernel = static_cast<uint16_t>(Kernels.size());
+      } else {
         Table.insert(E.Addr, E.Size, AllocTable::Origin::ImageGlobal);
+      }
     }
-    auto Encoded = std::make_shared<std::vector<uint8_t>>(
-        encodeEntries((*Img)->entries()));
+    auto Encoded =
+        std::make_shared<std::vector<uint8_t>>(encodeEntries(Entries));
     Reply Rep;
     Rep.Value = (*Img)->entries().size();
     OMPDPU_DEBUG_LOG("loaded image of %zu bytes with %zu entries", Buf->size(),
@@ -562,15 +577,15 @@ void Session::doRun(const Request &R) {
   Reader Rd(R.Body.data(), R.Body.size());
   if (!decodeBody(Rd, Msg).ok())
     return fail(R, kErrInvalid, "malformed Run");
-  auto K = Kernels.find(Msg.Entry);
-  if (K == Kernels.end())
-    return fail(R, kErrNotFound,
-                format("0x%lx is not a kernel of a loaded image",
-                       (unsigned long)Msg.Entry));
+  uint16_t Handle = R.H.Operand;
+  if (Handle == 0 || Handle > Kernels.size())
+    return fail(
+        R, kErrNotFound,
+        format("kernel handle %u is not a kernel of a loaded image", Handle));
   KernelJob Job;
-  Job.Entry = Msg.Entry;
+  Job.Kernel = &Kernels[Handle - 1];
+  Job.Entry = Job.Kernel->Entry;
   Job.Args = std::move(Msg.Args);
-  Job.Kernel = &K->second; // table elements never move
   Job.Request = R.H;
   Job.From = R.From;
   ReadyKernels.push(std::move(Job));
