@@ -113,9 +113,9 @@ Status DpuDevice::perform(__tgt_async_info *Async, IssueFn F) {
     return Conn->wait(F(0u, 0u));
   AsyncQueue *Q = queueOf(Async);
   flushCoalesced(*Q);
-  Ticket T = F(Q->Id, Q->NextSeq++);
-  track(*Q, T);
+  track(*Q, F(Q->Id, Q->NextSeq++));
   // Fail fast when the operation could not even be sent.
+  const Ticket &T = Q->InFlight.back();
   if (T->Done.load() && !T->Result.ok())
     return T->Result;
   return Status();

@@ -304,9 +304,10 @@ void Connection::completeOp(const Ticket &T, const Status &S) {
     Slot.first += secondsSince(T->Issued) * 1e6;
     ++Slot.second;
   }
-  Pending.remove(T->Id);
   T->Result = S;
   T->Done.store(true, std::memory_order_release);
+  // Last: T may be the table's own reference (see onMessage).
+  Pending.remove(T->Id);
 }
 
 void Connection::failConnection(const Status &S) {
@@ -342,7 +343,10 @@ bool Connection::onMessage(const uint8_t *Ctrl, size_t Len,
   Ticket *Found = Pending.find(H.RequestId);
   if (!Found)
     return false; // a late answer to something already failed
-  Ticket T = *Found;
+  // The table's reference, not a copy (a copy is two atomic operations on
+  // the launch path): completeOp() removes it from the table last, and
+  // nothing below touches T after completeOp().
+  const Ticket &T = *Found;
   if (H.Type == MsgType::HelloReply) {
     HelloReply R;
     if (!decodeBody(Body, R).ok()) {

@@ -141,7 +141,13 @@ private:
   void start(const Request &R);
   // Finishing a request: send its reply, then let its queue move on.
   void complete(const Request &R, const Reply &Rep, const void *Data = nullptr,
-                size_t Len = 0, std::shared_ptr<void> KeepAlive = nullptr);
+                size_t Len = 0, std::shared_ptr<void> KeepAlive = nullptr) {
+    complete(R.H, R.From, Rep, Data, Len, std::move(KeepAlive));
+  }
+  /// The same for a request known by its header and sender alone.
+  void complete(const Header &Request, Peer From, const Reply &Rep,
+                const void *Data = nullptr, size_t Len = 0,
+                std::shared_ptr<void> KeepAlive = nullptr);
   /// The operation at the head of Queue is done: start the next one.
   void queueStepDone(uint32_t Queue);
   void fail(const Request &R, int32_t Code, const std::string &Msg) {
@@ -327,21 +333,22 @@ void Session::pump(uint32_t Queue) {
   start(std::move(R));
 }
 
-void Session::complete(const Request &R, const Reply &Rep, const void *Data,
-                       size_t Len, std::shared_ptr<void> KeepAlive) {
-  uint32_t Queue = R.H.Queue;
-  if (R.From) {
+void Session::complete(const Header &Request, Peer From, const Reply &Rep,
+                       const void *Data, size_t Len,
+                       std::shared_ptr<void> KeepAlive) {
+  uint32_t Queue = Request.Queue;
+  if (From) {
     Header H;
     H.Type = MsgType::Reply;
-    H.RequestId = R.H.RequestId;
-    H.Queue = R.H.Queue;
-    H.Seq = R.H.Seq;
+    H.RequestId = Request.RequestId;
+    H.Queue = Request.Queue;
+    H.Seq = Request.Seq;
     frameInto(SendBuf, H, Rep);
     // Small replies leave at once; others finish (and free the queue) later.
-    if (!W->trySend(R.From, SendBuf.data(), SendBuf.size(), Data, Len,
+    if (!W->trySend(From, SendBuf.data(), SendBuf.size(), Data, Len,
                     /*NeedsAnswer=*/false)) {
       W->send(
-          R.From, SendBuf, Data, Len,
+          From, SendBuf, Data, Len,
           [this, Queue, KeepAlive = std::move(KeepAlive)](const Status &S) {
             if (!S.ok())
               OMPDPU_DEBUG_LOG("reply not delivered: %s", S.message().c_str());
@@ -593,13 +600,12 @@ void Session::doRun(const Request &R) {
 
 void Session::kernelDone(const KernelJob &Job, bool OnLoopThread) {
   // The reply needs the header and the sender only, not the body.
-  Request R;
-  R.H = Job.Request;
-  R.From = Job.From;
   if (OnLoopThread)
-    complete(R, Reply());
+    complete(Job.Request, Job.From, Reply());
   else
-    runOnLoop([this, R] { complete(R, Reply()); });
+    runOnLoop([this, H = Job.Request, From = Job.From] {
+      complete(H, From, Reply());
+    });
 }
 
 void Session::doExchange(const Request &R) {
