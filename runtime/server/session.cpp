@@ -138,7 +138,8 @@ private:
                  Peer From);
   void dispatch(Request R);
   void pump(uint32_t Queue);
-  void start(const Request &R);
+  /// FromIntake: the request just arrived (not started by pump()).
+  void start(const Request &R, bool FromIntake = false);
   // Finishing a request: send its reply, then let its queue move on.
   void complete(const Request &R, const Reply &Rep, const void *Data = nullptr,
                 size_t Len = 0, std::shared_ptr<void> KeepAlive = nullptr) {
@@ -166,7 +167,7 @@ private:
   void doRetrieve(const Request &R);
   void doSubmitV(const Request &R);
   void doLoad(const Request &R);
-  void doRun(const Request &R);
+  void doRun(const Request &R, bool FromIntake);
   void doExchange(const Request &R);
   /// Answer a finished kernel's Run request (from any thread).
   void kernelDone(const KernelJob &Job, bool OnLoopThread);
@@ -184,6 +185,13 @@ private:
   }
   /// Call the kernel; returns its run time in microseconds when Timed.
   double runKernel(KernelJob &Job, bool Timed);
+  /// Kernels known to be short run on the loop thread, without waking
+  /// another: the hand-off would cost more than the kernel.
+  bool runsInline(const KernelInfo &K) const {
+    return K.Timing.Runs >= 2 && K.Timing.AverageMicros < kInlineKernelMicros;
+  }
+  /// Run a short kernel here, on the loop thread, and answer it.
+  void runInline(KernelJob &Job);
 
   SessionOptions Opts;
   std::unique_ptr<transport::Worker> W;
@@ -303,7 +311,7 @@ void Session::dispatch(Request R) {
     return fail(R, kErrInvalid, "peer has not attached to this session");
   }
   if (R.H.Queue == 0)
-    return start(std::move(R));
+    return start(std::move(R), /*FromIntake=*/true);
   QueueState &Q = Queues[R.H.Queue];
   if (R.H.Seq < Q.NextSeq || Q.Waiting.count(R.H.Seq)) {
     uint32_t Queue = R.H.Queue;
@@ -315,7 +323,7 @@ void Session::dispatch(Request R) {
   if (!Q.Busy && R.H.Seq == Q.NextSeq) {
     // Its turn already (the usual case): start it without parking it.
     Q.Busy = true;
-    return start(std::move(R));
+    return start(std::move(R), /*FromIntake=*/true);
   }
   Q.Waiting.emplace(R.H.Seq, std::move(R));
 }
@@ -370,7 +378,7 @@ void Session::queueStepDone(uint32_t Queue) {
   pump(Queue);
 }
 
-void Session::start(const Request &R) {
+void Session::start(const Request &R, bool FromIntake) {
   switch (R.H.Type) {
   case MsgType::Alloc:
     return doAlloc(R);
@@ -385,7 +393,7 @@ void Session::start(const Request &R) {
   case MsgType::LoadImage:
     return doLoad(R);
   case MsgType::Run:
-    return doRun(R);
+    return doRun(R, FromIntake);
   case MsgType::ExchangeOut:
     return doExchange(R);
   default:
@@ -579,7 +587,7 @@ void Session::doLoad(const Request &R) {
   });
 }
 
-void Session::doRun(const Request &R) {
+void Session::doRun(const Request &R, bool FromIntake) {
   Run Msg;
   Reader Rd(R.Body.data(), R.Body.size());
   if (!decodeBody(Rd, Msg).ok())
@@ -595,6 +603,12 @@ void Session::doRun(const Request &R) {
   Job.Args = std::move(Msg.Args);
   Job.Request = R.H;
   Job.From = R.From;
+  // A short kernel that arrives in its turn runs at once, without a trip
+  // through the ready queue and the loop. Not when a finished operation
+  // started it (pump): a queue of waiting kernels would then run as a
+  // chain of nested calls.
+  if (FromIntake && runsInline(*Job.Kernel))
+    return runInline(Job);
   ReadyKernels.push(std::move(Job));
 }
 
@@ -747,6 +761,18 @@ int Session::run() {
   return 0;
 }
 
+void Session::runInline(KernelJob &Job) {
+  // Time only every 8th run: two clock reads are a noticeable share of a
+  // short kernel's round trip, and a kernel that turns long is still
+  // noticed soon.
+  KernelTiming &Timing = Job.Kernel->Timing;
+  bool Timed = (++Timing.Calls & 7) == 0;
+  double Micros = runKernel(Job, Timed);
+  if (Timed)
+    Timing.add(Micros);
+  kernelDone(Job, true);
+}
+
 double Session::runKernel(KernelJob &Job, bool Timed) {
   std::chrono::steady_clock::time_point T0;
   if (Timed)
@@ -819,18 +845,10 @@ void Session::lead() {
     if (!ReadyKernels.empty()) {
       KernelJob Job = ReadyKernels.pop();
       KernelTiming &Timing = Job.Kernel->Timing;
-      // A kernel known to be short runs right here, without waking another
-      // thread: the hand-off would cost more than the kernel. Others hand
-      // the loop to a follower first, so the session keeps serving.
-      if (Timing.Runs >= 2 && Timing.AverageMicros < kInlineKernelMicros) {
-        // Time only every 8th run: two clock reads are a noticeable share
-        // of a short kernel's round trip, and a kernel that turns long is
-        // still noticed soon.
-        bool Timed = (++Timing.Calls & 7) == 0;
-        double Micros = runKernel(Job, Timed);
-        if (Timed)
-          Timing.add(Micros);
-        kernelDone(Job, true);
+      // Others hand the loop to a follower first, so the session keeps
+      // serving.
+      if (runsInline(*Job.Kernel)) {
+        runInline(Job);
         Idle = 0; // activity: the spin window starts again at the next poll
         continue;
       }
