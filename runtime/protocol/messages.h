@@ -24,8 +24,13 @@ namespace ompdpu::protocol {
 constexpr uint16_t kMagic = 0x444f;
 /// The protocol version this build speaks.
 constexpr uint16_t kVersion = 3;
-/// The active-message id used for every frame.
+/// The active-message id of frames that may carry bulk data (the frame is
+/// the message's header, the bulk data its data).
 constexpr unsigned kAmId = 7;
+/// The active-message id of small frames without bulk data (the frame is the
+/// message's data). Received without UCX's persistent-data copy: the
+/// receiver reads the frame where UCX delivered it.
+constexpr unsigned kAmIdFrame = 8;
 /// Size of the encoded frame header. Small on purpose: a Run without
 /// arguments is the header alone, and with UCX's own headers it then fills
 /// one cache line of UCX's shared-memory FIFO instead of two (an empty

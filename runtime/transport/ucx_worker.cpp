@@ -18,8 +18,9 @@
 namespace ompdpu::transport {
 
 namespace {
-/// Frames up to this size without bulk data are sent as the message's data.
-/// Well under UCX's eager limit: such a frame never arrives by rendezvous.
+/// Frames up to this size without bulk data are sent as the message's data
+/// (kAmIdFrame). Well under UCX's eager limit: such a frame never arrives by
+/// rendezvous.
 constexpr size_t kSmallFrame = 256;
 
 Status ucsError(const char *What, ucs_status_t S) {
@@ -101,14 +102,6 @@ struct WorkerCallbacks {
                                 const ucp_am_recv_param_t *Param) {
     auto *Self = static_cast<Worker *>(Arg);
     BulkData B;
-    // A small frame without bulk data comes as the message's data (see
-    // trySend).
-    if (HLen == 0 && Len && Len <= kSmallFrame &&
-        !(Param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV)) {
-      Header = Data;
-      HLen = Len;
-      Len = 0;
-    }
     if (Len) {
       B.Desc = Data;
       B.Length = Len;
@@ -123,6 +116,23 @@ struct WorkerCallbacks {
       Keep = Self->Handler(static_cast<const uint8_t *>(Header), HLen, B, From);
     if (Keep && (B.Rendezvous || B.Persistent))
       return UCS_INPROGRESS;
+    return UCS_OK;
+  }
+  /// A small frame alone, as the message's data (see trySend); valid only
+  /// during the call.
+  static ucs_status_t onFrame(void *Arg, const void *, size_t, void *Data,
+                              size_t Len, const ucp_am_recv_param_t *Param) {
+    auto *Self = static_cast<Worker *>(Arg);
+    if (Param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) {
+      // Not what a peer sends here: drop it, releasing UCX's descriptor.
+      ucp_am_data_release(Self->I->W, Data);
+      return UCS_OK;
+    }
+    Peer From = (Param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP)
+                    ? Param->reply_ep
+                    : nullptr;
+    if (Self->Handler)
+      Self->Handler(static_cast<const uint8_t *>(Data), Len, BulkData(), From);
     return UCS_OK;
   }
   static void onSend(void *Req, ucs_status_t S, void *User) {
@@ -191,15 +201,27 @@ Expected<std::unique_ptr<Worker>> Worker::create(const std::string &Transports,
   if (S != UCS_OK)
     return ucsError("cannot get UCX event fd", S);
 
-  ucp_am_handler_param_t HP{};
-  HP.field_mask =
-      UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB |
-      UCP_AM_HANDLER_PARAM_FIELD_ARG | UCP_AM_HANDLER_PARAM_FIELD_FLAGS;
-  HP.id = protocol::kAmId;
-  HP.cb = WorkerCallbacks::onMessage;
-  HP.arg = Self.get();
-  HP.flags = UCP_AM_FLAG_WHOLE_MSG | UCP_AM_FLAG_PERSISTENT_DATA;
-  S = ucp_worker_set_am_recv_handler(I.W, &HP);
+  // Frames with bulk data: the data may be kept past the callback (eager
+  // data until the loop lands it, rendezvous data until it is received).
+  // Small frames alone: nothing is kept, so UCX hands over the bytes where
+  // they arrived instead of copying each message into a descriptor of its
+  // own (an allocation, a copy and a cache miss per message).
+  auto Install = [&](unsigned Id, ucp_am_recv_callback_t Cb, uint32_t Flags) {
+    ucp_am_handler_param_t HP{};
+    HP.field_mask =
+        UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB |
+        UCP_AM_HANDLER_PARAM_FIELD_ARG | UCP_AM_HANDLER_PARAM_FIELD_FLAGS;
+    HP.id = Id;
+    HP.cb = Cb;
+    HP.arg = Self.get();
+    HP.flags = Flags;
+    return ucp_worker_set_am_recv_handler(I.W, &HP);
+  };
+  S = Install(protocol::kAmId, WorkerCallbacks::onMessage,
+              UCP_AM_FLAG_WHOLE_MSG | UCP_AM_FLAG_PERSISTENT_DATA);
+  if (S == UCS_OK)
+    S = Install(protocol::kAmIdFrame, WorkerCallbacks::onFrame,
+                UCP_AM_FLAG_WHOLE_MSG);
   if (S != UCS_OK)
     return ucsError("cannot install active-message handler", S);
   return Self;
@@ -330,8 +352,9 @@ void Worker::closePeer(Peer P) {
 
 bool Worker::trySend(Peer To, const void *Ctrl, size_t CtrlLen,
                      const void *Data, size_t Len, bool NeedsAnswer) {
-  // A frame without bulk data travels as the message's data, not as its
-  // header: UCX 1.13 on shared memory carries a header-less message faster
+  // A small frame without bulk data travels as the message's data, not as
+  // its header, under its own id (kAmIdFrame, received without a copy):
+  // UCX 1.13 on shared memory carries a header-less message faster
   // (ucx_perftest -t ucp_am_lat, 24 bytes one way: 0.34 us as data, 0.43 us
   // with an 8-byte header, 0.43 us as header alone).
   bool FrameAsData = Len == 0 && CtrlLen <= kSmallFrame;
@@ -339,10 +362,11 @@ bool Worker::trySend(Peer To, const void *Ctrl, size_t CtrlLen,
   RP.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FLAG_FORCE_IMM_CMPL;
   RP.flags = NeedsAnswer ? UCP_AM_SEND_FLAG_REPLY : 0;
   ucs_status_ptr_t R =
-      FrameAsData ? ucp_am_send_nbx(static_cast<ucp_ep_h>(To), protocol::kAmId,
-                                    nullptr, 0, Ctrl, CtrlLen, &RP)
-                  : ucp_am_send_nbx(static_cast<ucp_ep_h>(To), protocol::kAmId,
-                                    Ctrl, CtrlLen, Data, Len, &RP);
+      FrameAsData
+          ? ucp_am_send_nbx(static_cast<ucp_ep_h>(To), protocol::kAmIdFrame,
+                            nullptr, 0, Ctrl, CtrlLen, &RP)
+          : ucp_am_send_nbx(static_cast<ucp_ep_h>(To), protocol::kAmId, Ctrl,
+                            CtrlLen, Data, Len, &RP);
   if (UCS_PTR_IS_PTR(R)) {
     ucp_request_free(R); // not expected with FORCE_IMM_CMPL; UCX finishes it
     return true;
