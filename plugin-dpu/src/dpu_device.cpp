@@ -157,7 +157,7 @@ DpuDevice::loadBinary(__tgt_device_image *Image) {
     IT.Names.push_back(E.Name);
     void *Addr = reinterpret_cast<void *>(E.Addr);
     if (E.Kernel)
-      Addr = &IT.Kernels.emplace_back(KernelRecord{E.Addr, E.Kernel});
+      Addr = &IT.Kernels.emplace_back(KernelRecord{E.Kernel});
     IT.Entries.push_back({Addr, IT.Names.back().data(), E.Size, E.Flags, 0});
   }
   IT.Table.EntriesBegin = IT.Entries.data();

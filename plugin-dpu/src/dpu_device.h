@@ -115,7 +115,6 @@ private:
   /// What the target table holds as a kernel's address: libomptarget only
   /// hands it back to launch(), which then needs no lookup.
   struct KernelRecord {
-    uint64_t DeviceAddr = 0;
     uint16_t Handle = 0; ///< names the kernel in Run requests
   };
   struct ImageTable {

@@ -36,9 +36,8 @@ struct KernelInfo {
 /// A kernel call: the kernel, pointer-sized arguments, and whom to answer
 /// when it returns (the Run request's header and sender).
 struct KernelJob {
-  uint64_t Entry = 0;
-  std::vector<uint64_t> Args;
   KernelInfo *Kernel = nullptr; ///< owned by the session's kernel table
+  std::vector<uint64_t> Args;
   protocol::Header Request;
   void *From = nullptr;
 };

@@ -599,7 +599,6 @@ void Session::doRun(const Request &R, bool FromIntake) {
         format("kernel handle %u is not a kernel of a loaded image", Handle));
   KernelJob Job;
   Job.Kernel = &Kernels[Handle - 1];
-  Job.Entry = Job.Kernel->Entry;
   Job.Args = std::move(Msg.Args);
   Job.Request = R.H;
   Job.From = R.From;
@@ -778,7 +777,7 @@ double Session::runKernel(KernelJob &Job, bool Timed) {
   if (Timed)
     T0 = std::chrono::steady_clock::now();
   setCurrentKernel(Job.Kernel->Name.c_str());
-  callKernel(Job.Entry, Job.Args);
+  callKernel(Job.Kernel->Entry, Job.Args);
   setCurrentKernel(nullptr);
   if (!Timed)
     return 0;
