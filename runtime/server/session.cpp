@@ -82,7 +82,7 @@ public:
   size_t size() const { return Len; }
 
 private:
-  uint8_t Inline[128]; // a Run with 9 arguments fits
+  uint8_t Inline[128]; // a Run with 16 arguments fits
   std::vector<uint8_t> Heap;
   size_t Len = 0;
 };

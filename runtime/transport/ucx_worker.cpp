@@ -70,6 +70,12 @@ struct Worker::Impl {
 
 /// Static trampolines from UCX's C callbacks into the Worker.
 struct WorkerCallbacks {
+  /// The sender's endpoint, when it asked for an answer.
+  static Peer senderOf(const ucp_am_recv_param_t *Param) {
+    return (Param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP)
+               ? Param->reply_ep
+               : nullptr;
+  }
   static Operation *start(Worker *Owner, Completion Done) {
     std::unique_ptr<Operation> Op;
     auto &Spare = Owner->I->SpareOps;
@@ -108,9 +114,7 @@ struct WorkerCallbacks {
       B.Rendezvous = Param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV;
       B.Persistent = Param->recv_attr & UCP_AM_RECV_ATTR_FLAG_DATA;
     }
-    Peer From = (Param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP)
-                    ? Param->reply_ep
-                    : nullptr;
+    Peer From = senderOf(Param);
     bool Keep = false;
     if (Self->Handler)
       Keep = Self->Handler(static_cast<const uint8_t *>(Header), HLen, B, From);
@@ -128,9 +132,7 @@ struct WorkerCallbacks {
       ucp_am_data_release(Self->I->W, Data);
       return UCS_OK;
     }
-    Peer From = (Param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP)
-                    ? Param->reply_ep
-                    : nullptr;
+    Peer From = senderOf(Param);
     if (Self->Handler)
       Self->Handler(static_cast<const uint8_t *>(Data), Len, BulkData(), From);
     return UCS_OK;
