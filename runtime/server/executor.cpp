@@ -23,9 +23,8 @@ struct CallInterfaces {
 };
 } // namespace
 
-void callKernel(uint64_t Entry, const std::vector<uint64_t> &Args) {
+void callKernel(uint64_t Entry, const uint64_t *Args, size_t N) {
   static const CallInterfaces Cached;
-  size_t N = Args.size();
   if (N <= kCachedArgs && Cached.Ok[N]) {
     void *Ptrs[kCachedArgs];
     void *Values[kCachedArgs];

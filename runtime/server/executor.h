@@ -44,6 +44,6 @@ struct KernelJob {
 
 /// Call Entry with every argument passed as a pointer, as LLVM's host plugin
 /// does (libffi, all arguments ffi_type_pointer).
-void callKernel(uint64_t Entry, const std::vector<uint64_t> &Args);
+void callKernel(uint64_t Entry, const uint64_t *Args, size_t N);
 
 } // namespace ompdpu::server

@@ -111,13 +111,15 @@ EXPECT : {
   EXPECT_NE(E.find("retrieve rejected"), std::string::npos) << E;
   E = errorOf(*C, C->free(A->Value + 8));
   EXPECT_NE(E.find("cannot free"), std::string::npos) << E;
-  E = errorOf(*C, C->run(999, {1, 2}, 0, 0));
+  const uint64_t Two[] = {1, 2};
+  E = errorOf(*C, C->run(999, Two, 2, 0, 0));
   EXPECT_NE(E.find("not a kernel"), std::string::npos) << E;
-  E = errorOf(*C, C->run(0, {}, 0, 0));
+  E = errorOf(*C, C->run(0, nullptr, 0, 0, 0));
   EXPECT_NE(E.find("not a kernel"), std::string::npos) << E;
   // A frame too large to travel as the message's data (the small one above
   // does) arrives as its header.
-  E = errorOf(*C, C->run(999, std::vector<uint64_t>(100, 1), 0, 0));
+  std::vector<uint64_t> Hundred(100, 1);
+  E = errorOf(*C, C->run(999, Hundred.data(), Hundred.size(), 0, 0));
   EXPECT_NE(E.find("not a kernel"), std::string::npos) << E;
   E = errorOf(*C, C->alloc(1ull << 30, 0));
   EXPECT_NE(E.find("out of device memory"), std::string::npos) << E;
@@ -147,6 +149,53 @@ TEST_F(ServerTest, CorruptImagesAreLoadErrors) {
   // Still serving.
   auto A = C->alloc(8, 0);
   EXPECT_TRUE(C->wait(A).ok());
+}
+
+// The session runs a short kernel straight from the message that asks for
+// it once the kernel is in its queue's turn. A Run that arrives before the
+// operations ahead of it (here a 64 KiB submit on the bulk endpoint, sent
+// after it on purpose every other round) must still wait for them and see
+// their data.
+TEST_F(ServerTest, RunsWaitForTheOperationsAheadOfThem) {
+  auto C = connect();
+  ASSERT_TRUE(C);
+  std::ifstream F(OMPDPU_TEST_IMAGE, std::ios::binary);
+  std::vector<uint8_t> Img((std::istreambuf_iterator<char>(F)), {});
+  client::Ticket L = C->loadImage(Img.data(), Img.size());
+  ASSERT_TRUE(C->wait(L).ok()) << L->Result.message();
+  std::vector<EntryInfo> Entries;
+  ASSERT_TRUE(
+      decodeEntries(L->Payload.data(), L->Payload.size(), Entries).ok());
+  uint16_t Copy = 0;
+  for (const EntryInfo &E : Entries)
+    if (E.Name == "fixture_copy")
+      Copy = E.Kernel;
+  ASSERT_NE(Copy, 0);
+  constexpr size_t Words = 8192;
+  client::Ticket Src = C->alloc(Words * 8, 0), Dst = C->alloc(8, 0);
+  ASSERT_TRUE(C->wait(Src).ok());
+  ASSERT_TRUE(C->wait(Dst).ok());
+  const uint64_t Args[2] = {Dst->Value, Src->Value + (Words - 1) * 8};
+  std::vector<uint64_t> Data(Words);
+  uint32_t Seq = 0;
+  for (uint64_t Round = 1; Round <= 24; ++Round) {
+    std::fill(Data.begin(), Data.end(), Round);
+    client::Ticket Submit, Run;
+    if (Round % 2) {
+      Run = C->run(Copy, Args, 2, 7, Seq + 1);
+      Submit = C->submit(Src->Value, Data.data(), Words * 8, 7, Seq);
+    } else {
+      Submit = C->submit(Src->Value, Data.data(), Words * 8, 7, Seq);
+      Run = C->run(Copy, Args, 2, 7, Seq + 1);
+    }
+    uint64_t Got = 0;
+    client::Ticket Get = C->retrieve(&Got, Dst->Value, 8, 7, Seq + 2);
+    Seq += 3;
+    ASSERT_TRUE(C->wait(Submit).ok()) << Submit->Result.message();
+    ASSERT_TRUE(C->wait(Run).ok()) << Run->Result.message();
+    ASSERT_TRUE(C->wait(Get).ok()) << Get->Result.message();
+    EXPECT_EQ(Got, Round) << "round " << Round;
+  }
 }
 
 TEST_F(ServerTest, ProtocolVersionMismatchIsRefusedClearly) {
