@@ -30,6 +30,13 @@ uint16_t DpuDevice::machine() const { return machineForIsa(info().Isa); }
 AsyncQueue *DpuDevice::queueOf(__tgt_async_info *Async) {
   if (Async->Queue)
     return static_cast<AsyncQueue *>(Async->Queue);
+  // The queue the last synchronize() gave back, taken without a lock: a
+  // thread that offloads region after region never takes M here.
+  if (AsyncQueue *Spare =
+          SpareQueue.exchange(nullptr, std::memory_order_acquire)) {
+    Async->Queue = Spare;
+    return Spare;
+  }
   std::lock_guard<std::mutex> L(M);
   std::unique_ptr<AsyncQueue> Q;
   if (!FreeQueues.empty()) {
@@ -224,12 +231,21 @@ Status DpuDevice::exchange(const void *Src, DpuDevice &Dst, void *DstPtr,
 Status DpuDevice::launch(void *Entry, void **Args, ptrdiff_t *Offsets,
                          int32_t NumArgs, __tgt_async_info *Async) {
   const auto *Kernel = static_cast<const KernelRecord *>(Entry);
-  std::vector<uint64_t> Values(NumArgs > 0 ? NumArgs : 0);
-  for (int32_t K = 0; K < NumArgs; ++K)
+  // Most kernels take a few arguments: no allocation before the Run leaves.
+  constexpr int32_t kInlineArgs = 16;
+  uint64_t Inline[kInlineArgs];
+  std::vector<uint64_t> Many;
+  uint64_t *Values = Inline;
+  size_t Count = NumArgs > 0 ? static_cast<size_t>(NumArgs) : 0;
+  if (Count > kInlineArgs) {
+    Many.resize(Count);
+    Values = Many.data();
+  }
+  for (size_t K = 0; K < Count; ++K)
     Values[K] = reinterpret_cast<uint64_t>(Args[K]) +
                 static_cast<uint64_t>(Offsets ? Offsets[K] : 0);
   return perform(Async, [&](uint32_t Q, uint32_t Seq) {
-    return Conn->run(Kernel->Handle, std::move(Values), Q, Seq);
+    return Conn->run(Kernel->Handle, Values, Count, Q, Seq);
   });
 }
 
@@ -249,8 +265,10 @@ Status DpuDevice::synchronize(__tgt_async_info *Async) {
   Q->KeepAlive.clear();
   ++Q->Epoch;
   Async->Queue = nullptr;
-  std::lock_guard<std::mutex> L(M);
-  FreeQueues.emplace_back(Q);
+  if (AsyncQueue *Old = SpareQueue.exchange(Q, std::memory_order_acq_rel)) {
+    std::lock_guard<std::mutex> L(M);
+    FreeQueues.emplace_back(Old);
+  }
   return First;
 }
 

@@ -12,6 +12,7 @@
 #include "memory_pool.h"
 #include "omptarget_abi.h"
 
+#include <atomic>
 #include <condition_variable>
 #include <deque>
 #include <list>
@@ -63,6 +64,7 @@ void releaseEvent(Event *E);
 class DpuDevice {
 public:
   DpuDevice(int32_t Index, std::unique_ptr<client::Connection> C);
+  ~DpuDevice() { delete SpareQueue.load(); }
 
   /// "device 0 (127.0.0.1:18515)", the prefix of every message.
   std::string name() const;
@@ -112,6 +114,8 @@ private:
   std::mutex M; // guards the members below
   uint32_t NextQueueId = 1;
   std::vector<std::unique_ptr<AsyncQueue>> FreeQueues;
+  /// One more free queue, outside M (see queueOf); owned by the device.
+  std::atomic<AsyncQueue *> SpareQueue{nullptr};
   /// What the target table holds as a kernel's address: libomptarget only
   /// hands it back to launch(), which then needs no lookup.
   struct KernelRecord {

@@ -181,44 +181,45 @@ Ticket Connection::issue(MsgType Type, const Body &B, uint32_t Queue,
                          uint32_t Seq, const void *Data, uint64_t Len, Lane Via,
                          void *RetrieveDst, uint64_t RetrieveLen,
                          uint16_t Operand) {
-  // Everything the reply handler reads is set before the request leaves:
-  // another thread may receive the reply before issue() returns.
+  std::lock_guard<std::mutex> L(M);
+  void *To = Via == Lane::Supervisor       ? SupervisorEp
+             : Via == Lane::Bulk && BulkEp ? BulkEp
+                                           : SessionEp;
+  if (Failed || !To || Queue > kMaxQueueId) {
+    auto T = std::make_shared<PendingOp>();
+    T->Type = Type;
+    T->Result =
+        Failed ? FailStatus
+        : !To  ? Status::error("not connected")
+               : Status::error(format(
+                     "queue id %u does not fit the protocol's 16 bits", Queue));
+    T->Done = true;
+    return T;
+  }
+  Header H;
+  H.Type = Type;
+  H.RequestId = newId();
+  H.Queue = static_cast<uint16_t>(Queue);
+  H.Operand = Operand;
+  H.Seq = Seq;
+  frameInto(SendBuf, H, B);
+  transport::Worker &Wk = Via == Lane::Supervisor ? *SupW : *W;
+  bool Sent = Wk.trySend(To, SendBuf.data(), SendBuf.size(), Data, Len);
+  // The ticket is made once the request is on its way: its allocation is
+  // then off the path to the server. Its reply cannot be handled before it
+  // is in Pending: replies are handled under M, which this thread holds.
   auto T = std::make_shared<PendingOp>();
+  T->Id = H.RequestId;
   T->Type = Type;
   // The clock is read only when someone looks at the time later.
   if (Trace || (Type == MsgType::Run && Cfg.KernelTimeout > 0))
     T->Issued = Clock::now();
   T->RetrieveDst = RetrieveDst;
   T->RetrieveLen = RetrieveLen;
-  std::lock_guard<std::mutex> L(M);
-  if (Failed) {
-    T->Result = FailStatus;
-    T->Done = true;
-    return T;
-  }
-  void *To = Via == Lane::Supervisor       ? SupervisorEp
-             : Via == Lane::Bulk && BulkEp ? BulkEp
-                                           : SessionEp;
-  if (!To || Queue > kMaxQueueId) {
-    T->Result = Status::error(
-        !To ? "not connected"
-            : format("queue id %u does not fit the protocol's 16 bits", Queue));
-    T->Done = true;
-    return T;
-  }
-  T->Id = newId();
   if (Pending.empty())
     ++Heard; // silence is only measured while we wait
   Pending.add(T);
-  Header H;
-  H.Type = Type;
-  H.RequestId = T->Id;
-  H.Queue = static_cast<uint16_t>(Queue);
-  H.Operand = Operand;
-  H.Seq = Seq;
-  frameInto(SendBuf, H, B);
-  transport::Worker &Wk = Via == Lane::Supervisor ? *SupW : *W;
-  if (!Wk.trySend(To, SendBuf.data(), SendBuf.size(), Data, Len))
+  if (!Sent)
     // Only failures need the ticket, and it is in Pending until then: the
     // id alone keeps this completion small enough not to allocate.
     Wk.send(To, SendBuf, Data, Len, [this, Id = T->Id](const Status &S) {
@@ -273,12 +274,10 @@ Ticket Connection::loadImage(const void *Image, uint64_t Size) {
   return issue(MsgType::LoadImage, L, 0, 0, Image, Size, Lane::Bulk);
 }
 
-Ticket Connection::run(uint16_t Kernel, std::vector<uint64_t> Args,
+Ticket Connection::run(uint16_t Kernel, const uint64_t *Args, size_t Count,
                        uint32_t Queue, uint32_t Seq) {
-  Run R;
-  R.Args = std::move(Args);
-  return issue(MsgType::Run, R, Queue, Seq, nullptr, 0, Lane::Session, nullptr,
-               0, Kernel);
+  return issue(MsgType::Run, RunArgs{Args, Count}, Queue, Seq, nullptr, 0,
+               Lane::Session, nullptr, 0, Kernel);
 }
 
 Ticket Connection::exchange(uint64_t Src, uint64_t Size, const ServerInfo &Dst,

@@ -113,8 +113,9 @@ public:
   /// Load a device image; the reply's Payload holds the entry table.
   Ticket loadImage(const void *Image, uint64_t Size);
   /// Run a kernel, named by its handle from the entry table.
-  Ticket run(uint16_t Kernel, std::vector<uint64_t> Args, uint32_t Queue,
-             uint32_t Seq);
+  /// Args: Count pointer-sized arguments, offsets already added.
+  Ticket run(uint16_t Kernel, const uint64_t *Args, size_t Count,
+             uint32_t Queue, uint32_t Seq);
   /// Have this server push device bytes to another server's session.
   Ticket exchange(uint64_t Src, uint64_t Size, const ServerInfo &Dst,
                   uint64_t DstPtr, uint32_t Queue, uint32_t Seq);

@@ -194,6 +194,17 @@ struct Run {
   bool decode(Reader &R);
 };
 
+/// A Run body encoded straight from the caller's arguments, as Run encodes
+/// it: the client's launch path fills no vector first.
+struct RunArgs {
+  const uint64_t *Args = nullptr;
+  size_t Count = 0;
+  void encode(Writer &W) const {
+    for (size_t K = 0; K < Count; ++K)
+      W.put(Args[K]);
+  }
+};
+
 struct ExchangeOut {
   uint64_t SrcPtr = 0;
   uint64_t Size = 0;

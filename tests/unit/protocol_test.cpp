@@ -67,6 +67,10 @@ TEST(Protocol, RunCarriesArguments) {
   R.Args = {1, 2, 0xffffffffffffffffull};
   struct Run B = roundTrip(MsgType::Run, R, H);
   EXPECT_EQ(B.Args, R.Args);
+  // The client encodes a Run straight from the caller's arguments: the
+  // same bytes.
+  H.Type = MsgType::Run;
+  EXPECT_EQ(frame(H, RunArgs{R.Args.data(), R.Args.size()}), frame(H, R));
 }
 
 TEST(Protocol, RunWithoutArgumentsIsTheHeaderAlone) {
