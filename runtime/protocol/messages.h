@@ -243,7 +243,6 @@ template <typename Body>
 void frameInto(std::vector<uint8_t> &Out, Header H, const Body &B) {
   Writer W;
   W.reuse(Out);
-  W.bytes().reserve(kHeaderSize + 64);
   W.put(H.Magic);
   W.put(H.Version);
   W.put(static_cast<uint8_t>(H.Type));

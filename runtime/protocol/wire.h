@@ -2,6 +2,7 @@
 //-*-===//
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -19,32 +20,41 @@ public:
   /// Append an integer in little-endian order.
   template <typename T> void put(T V) {
     static_assert(std::is_integral_v<T>, "integers only");
-    size_t Off = Buf.size();
-    Buf.resize(Off + sizeof(T));
-    std::memcpy(Buf.data() + Off, &V, sizeof(T));
+    std::memcpy(grow(sizeof(T)), &V, sizeof(T));
   }
   /// Append a string as a u32 length and its bytes.
   void putString(const std::string &S) { putBytes(S.data(), S.size()); }
   /// Append a byte array as a u32 length and its bytes.
   void putBytes(const void *P, size_t N) {
     put<uint32_t>(static_cast<uint32_t>(N));
-    size_t Off = Buf.size();
-    Buf.resize(Off + N);
     if (N)
-      std::memcpy(Buf.data() + Off, P, N);
+      std::memcpy(grow(N), P, N);
   }
   /// The bytes written so far.
-  std::vector<uint8_t> &bytes() { return Buf; }
-  /// Write into Reused instead (cleared first; its capacity is kept, so a
-  /// buffer used message after message stops allocating). Swap back with
-  /// bytes() when done.
+  std::vector<uint8_t> &bytes() {
+    Buf.resize(Len);
+    return Buf;
+  }
+  /// Write into Reused instead; its bytes are overwritten, its storage is
+  /// kept, so a buffer used message after message neither allocates nor
+  /// resizes. Swap back with bytes() when done.
   void reuse(std::vector<uint8_t> &Reused) {
     Buf.swap(Reused);
-    Buf.clear();
+    Len = 0;
   }
 
 private:
+  /// Room for N more bytes. Buf is sized ahead of Len (frames are built
+  /// on the launch path: a resize per field cost more than the rest).
+  uint8_t *grow(size_t N) {
+    size_t Off = Len;
+    Len += N;
+    if (Len > Buf.size())
+      Buf.resize(std::max({Len, 2 * Buf.size(), size_t(64)}));
+    return Buf.data() + Off;
+  }
   std::vector<uint8_t> Buf;
+  size_t Len = 0; ///< bytes written; Buf.size() may be more
 };
 
 /// Reads what a Writer wrote; every read checks the remaining length, and a
