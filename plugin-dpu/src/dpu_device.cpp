@@ -54,17 +54,22 @@ AsyncQueue *DpuDevice::queueOf(__tgt_async_info *Async) {
 constexpr int64_t kCoalesceMax = 4096;
 /// A coalesced message is sent once it holds this many bytes.
 constexpr size_t kCoalesceFlush = 64 * 1024;
+/// Emptied coalescing buffers a queue keeps for reuse.
+constexpr size_t kSpareBuffers = 4;
 
 void DpuDevice::flushCoalesced(AsyncQueue &Q) {
   if (Q.Coalesced.Pieces.empty())
     return;
-  auto Bytes =
-      std::make_shared<std::vector<uint8_t>>(std::move(Q.CoalescedBytes));
-  track(Q, Conn->submitV(Q.Coalesced, Bytes->data(), Bytes->size(), Q.Id,
+  const std::vector<uint8_t> &Bytes =
+      Q.Sent.emplace_back(std::move(Q.CoalescedBytes));
+  track(Q, Conn->submitV(Q.Coalesced, Bytes.data(), Bytes.size(), Q.Id,
                          Q.NextSeq++));
-  Q.KeepAlive.push_back(std::move(Bytes));
   Q.Coalesced.Pieces.clear();
   Q.CoalescedBytes.clear();
+  if (!Q.SpareBytes.empty()) {
+    Q.CoalescedBytes = std::move(Q.SpareBytes.back());
+    Q.SpareBytes.pop_back();
+  }
   if (Q.PendingEvents.empty())
     return;
   auto Before = snapshot(Q);
@@ -262,7 +267,13 @@ Status DpuDevice::synchronize(__tgt_async_info *Async) {
   }
   Q->InFlight.clear();
   Q->Snapshot.reset();
-  Q->KeepAlive.clear();
+  // Every operation has finished: UCX reads the sent bytes no more.
+  for (std::vector<uint8_t> &B : Q->Sent)
+    if (Q->SpareBytes.size() < kSpareBuffers) {
+      B.clear();
+      Q->SpareBytes.push_back(std::move(B));
+    }
+  Q->Sent.clear();
   ++Q->Epoch;
   Async->Queue = nullptr;
   if (AsyncQueue *Old = SpareQueue.exchange(Q, std::memory_order_acq_rel)) {

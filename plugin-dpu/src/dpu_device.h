@@ -38,8 +38,12 @@ struct AsyncQueue {
   /// before the next operation of the queue (usually the launch).
   protocol::SubmitV Coalesced;
   std::vector<uint8_t> CoalescedBytes;
-  /// Buffers that in-flight operations still read.
-  std::vector<std::shared_ptr<std::vector<uint8_t>>> KeepAlive;
+  /// Coalesced bytes sent and still read by UCX until the queue is
+  /// synchronized (moving a vector keeps its bytes where they are).
+  std::vector<std::vector<uint8_t>> Sent;
+  /// Emptied buffers of earlier regions, for CoalescedBytes to reuse: a
+  /// region of small maps then allocates nothing for them.
+  std::vector<std::vector<uint8_t>> SpareBytes;
   /// Events recorded while coalesced submits were unsent.
   std::vector<Event *> PendingEvents;
 };

@@ -3,6 +3,7 @@
 
 #include "common/log.h"
 
+#include <cstring>
 #include <poll.h>
 #include <sched.h>
 #include <unistd.h>
@@ -399,7 +400,15 @@ bool Connection::onMessage(const uint8_t *Ctrl, size_t Len,
     completeOp(T, Status::error("unexpected data in reply"));
     return false;
   }
-  // Land the bytes outside UCX's callback, straight into their destination.
+  if (!Data.Rendezvous) {
+    // Eager bytes are at hand (UCX frees them when this returns): copy
+    // them now rather than keep them for a trip through Deferred.
+    std::memcpy(Dst, Data.Desc, Data.Length);
+    completeOp(T, Status());
+    return false;
+  }
+  // Fetch rendezvous bytes outside UCX's callback, straight into their
+  // destination.
   transport::BulkData Copy = Data;
   Deferred.push_back([this, T, Copy, Dst] {
     W->receive(Copy, Dst, [this, T](const Status &S) { completeOp(T, S); });
