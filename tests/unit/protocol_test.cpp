@@ -73,6 +73,28 @@ TEST(Protocol, RunCarriesArguments) {
   EXPECT_EQ(frame(H, RunArgs{R.Args.data(), R.Args.size()}), frame(H, R));
 }
 
+TEST(Protocol, ReusedFrameBuffersHoldExactlyTheLastFrame) {
+  // frameInto writes into storage sized ahead of what it writes: a short
+  // frame after a long one must not keep the long one's tail.
+  Header H;
+  H.Type = MsgType::Run;
+  struct Run Long;
+  Long.Args.assign(20, 7);
+  std::vector<uint8_t> Buf;
+  frameInto(Buf, H, Long);
+  EXPECT_EQ(Buf, frame(H, Long));
+  Reply Short;
+  Short.Value = 42;
+  H.Type = MsgType::Reply;
+  frameInto(Buf, H, Short);
+  EXPECT_EQ(Buf, frame(H, Short));
+  EXPECT_EQ(Buf.size(), kHeaderSize + 8);
+  frameInto(Buf, H, Long);
+  H.Type = MsgType::Run;
+  frameInto(Buf, H, Long);
+  EXPECT_EQ(Buf, frame(H, Long));
+}
+
 TEST(Protocol, RunWithoutArgumentsIsTheHeaderAlone) {
   // One cache line of UCX's shared-memory FIFO with UCX's own headers.
   Header H;
