@@ -304,7 +304,8 @@ void Connection::completeOp(const Ticket &T, const Status &S) {
     Slot.first += secondsSince(T->Issued) * 1e6;
     ++Slot.second;
   }
-  T->Result = S;
+  if (!S.ok())
+    T->Result = S;
   T->Done.store(true, std::memory_order_release);
   // Last: T may be the table's own reference (see onMessage).
   Pending.remove(T->Id);

@@ -24,6 +24,26 @@ struct CallInterfaces {
 } // namespace
 
 void callKernel(uint64_t Entry, const uint64_t *Args, size_t N) {
+  // An outlined target region takes only pointers: with a few of them a
+  // direct call through a pointer of its very type is what libffi would
+  // do, without libffi's frame setup on the way to a short kernel.
+  using P = void *;
+  auto A = [Args](size_t K) { return reinterpret_cast<P>(Args[K]); };
+  switch (N) {
+  case 0:
+    return reinterpret_cast<void (*)()>(Entry)();
+  case 1:
+    return reinterpret_cast<void (*)(P)>(Entry)(A(0));
+  case 2:
+    return reinterpret_cast<void (*)(P, P)>(Entry)(A(0), A(1));
+  case 3:
+    return reinterpret_cast<void (*)(P, P, P)>(Entry)(A(0), A(1), A(2));
+  case 4:
+    return reinterpret_cast<void (*)(P, P, P, P)>(Entry)(A(0), A(1), A(2),
+                                                         A(3));
+  default:
+    break;
+  }
   static const CallInterfaces Cached;
   if (N <= kCachedArgs && Cached.Ok[N]) {
     void *Ptrs[kCachedArgs];

@@ -221,6 +221,18 @@ private:
   /// h-1. A deque: elements never move, and jobs point to them.
   std::deque<KernelInfo> Kernels;
   std::unordered_map<uint32_t, QueueState> Queues;
+  /// The queue looked up last: a client thread issues region after region
+  /// through one queue, and this spares the table's hash (a division) on
+  /// the way to the reply. Elements of an unordered_map never move.
+  uint32_t LastQueueId = 0;
+  QueueState *LastQueue = nullptr;
+  QueueState &queueState(uint32_t Id) {
+    if (Id != LastQueueId || !LastQueue) {
+      LastQueue = &Queues[Id];
+      LastQueueId = Id;
+    }
+    return *LastQueue;
+  }
   Fifo<Request> Incoming;
   std::vector<uint8_t> SendBuf; ///< replies are encoded here (loop only)
   /// The client's endpoints (control and bulk) that presented the token.
@@ -254,15 +266,15 @@ void Session::runOnLoop(std::function<void()> F) {
 
 bool Session::onMessage(const uint8_t *Ctrl, size_t Len, const BulkData &Data,
                         Peer From) {
-  Request R;
+  Header H;
   Reader Body;
-  Status S = parseFrame(Ctrl, Len, R.H, Body);
+  Status S = parseFrame(Ctrl, Len, H, Body);
   if (!S.ok()) {
     log(LogLevel::Warning, "dropping malformed message: %s",
         S.message().c_str());
-    if (R.H.Magic == kMagic && From && Len >= kHeaderSize) {
+    if (H.Magic == kMagic && From && Len >= kHeaderSize) {
       Request Bad;
-      Bad.H = R.H;
+      Bad.H = H;
       Bad.H.Queue = 0;
       Bad.From = From;
       Reply Rep;
@@ -272,13 +284,15 @@ bool Session::onMessage(const uint8_t *Ctrl, size_t Len, const BulkData &Data,
     }
     return false;
   }
-  if (R.H.Type == MsgType::Reply) {
-    onPeerReply(R.H, Body);
+  if (H.Type == MsgType::Reply) {
+    onPeerReply(H, Body);
     return false;
   }
-  if (R.H.Type == MsgType::Run &&
-      runNow(R.H, From, Ctrl + kHeaderSize, Len - kHeaderSize))
+  if (H.Type == MsgType::Run &&
+      runNow(H, From, Ctrl + kHeaderSize, Len - kHeaderSize))
     return false;
+  Request R;
+  R.H = H;
   R.From = From;
   R.Body.assign(Ctrl + kHeaderSize, Ctrl + Len);
   R.Data = Data;
@@ -324,7 +338,7 @@ void Session::dispatch(Request R) {
   }
   if (R.H.Queue == 0)
     return start(std::move(R), /*FromIntake=*/true);
-  QueueState &Q = Queues[R.H.Queue];
+  QueueState &Q = queueState(R.H.Queue);
   if (R.H.Seq < Q.NextSeq || Q.Waiting.count(R.H.Seq)) {
     uint32_t Queue = R.H.Queue;
     R.H.Queue = 0;
@@ -341,7 +355,7 @@ void Session::dispatch(Request R) {
 }
 
 void Session::pump(uint32_t Queue) {
-  QueueState &Q = Queues[Queue];
+  QueueState &Q = queueState(Queue);
   if (Q.Busy)
     return;
   auto It = Q.Waiting.find(Q.NextSeq);
@@ -384,7 +398,7 @@ void Session::complete(const Header &Request, Peer From, const Reply &Rep,
 void Session::queueStepDone(uint32_t Queue) {
   if (Queue == 0)
     return;
-  QueueState &Q = Queues[Queue];
+  QueueState &Q = queueState(Queue);
   Q.Busy = false;
   ++Q.NextSeq;
   pump(Queue);
@@ -782,7 +796,7 @@ bool Session::runNow(const Header &H, Peer From, const uint8_t *Body,
   if (!runsInline(K))
     return false;
   if (H.Queue) {
-    const QueueState &Q = Queues[H.Queue];
+    const QueueState &Q = queueState(H.Queue);
     if (Q.Busy || H.Seq != Q.NextSeq || !Q.Waiting.empty())
       return false;
   }
