@@ -6,7 +6,9 @@ Measures, on the same machine and transport, in one run:
     small maps, host<->device bandwidth (target update, omp_target_memcpy),
     device-to-device omp_target_memcpy between two emulated DPUs;
   * references: ucx_perftest (ucp_am_lat, ucp_am_bw, ucp_put_bw, ucp_get),
-    an Open MPI ping-pong, memcpy, and LLVM's in-process host plugin.
+    an Open MPI ping-pong, memcpy, and LLVM's in-process host plugin;
+  * the empty region layer by layer (ompdpu-launch-layers): our transport
+    alone, + the protocol client and session, + the plugin's device logic.
 The offload measurements come from ompdpu-offload-micro, a Google Benchmark
 program (7 repetitions each; we take the medians from its JSON output).
 Prints a Markdown table with medians and the ratios of issue 4's targets,
@@ -64,7 +66,7 @@ def run_benchmark(cmd, env):
         name = b["run_name"].split("/")[0]
         if "regions_per_s" in b:
             return name, "regions/s", b["regions_per_s"]
-        if name.startswith(("launch_", "small_maps")):
+        if name.startswith(("launch_", "small_maps", "layer_")):
             scale = {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}[b["time_unit"]]
             return name, "us", b["real_time"] * scale
         return name, "GB/s", b["bytes_per_second"] / 1e9
@@ -125,7 +127,7 @@ def main():
     micro = os.path.join(b, "bin", "ompdpu-offload-micro")
     ompdpu = os.path.join(b, "bin", "ompdpu")
     pingpong = os.path.join(b, "bin", "ompdpu-mpi-pingpong")
-    for f in (micro, ompdpu):
+    for f in (micro, ompdpu, os.path.join(b, "bin", "ompdpu-launch-layers")):
         if not os.path.exists(f):
             sys.exit(f"run_micro: {f} is missing: build first (cmake --build {b})")
     ncpu = len(os.sched_getaffinity(0))
@@ -156,6 +158,15 @@ def main():
     items, _ = run_benchmark(["taskset", "-c", cores[0], micro, "maps"] + q, env=host_env)
     put(items, "hostplugin_")
     items, _ = run_benchmark(["taskset", "-c", cores[0], micro, "memcpy"], env=host_env)
+    put(items)
+    # 3b. The launch layer by layer: our transport alone (two processes on
+    # the two cores, as ucx_perftest), then the protocol client with the
+    # session and the plugin's device logic against one emulated DPU.
+    layers = os.path.join(b, "bin", "ompdpu-launch-layers")
+    items, _ = run_benchmark([layers, "transport", "--cores", ",".join(cores)] + q, env=env)
+    put(items)
+    items, _ = run_benchmark([ompdpu, "run", "--emulate", "1", "--pin", "--", layers, "device"] + q,
+                             env=env)
     put(items)
     # 4. The launch ratio: ompdpu's empty region and ucx_perftest's round trip
     # (same pinning) measured in turns, one ratio per pair, so that the
@@ -214,6 +225,15 @@ def main():
         "ratio: median of the pairs' ratios)", paired["median"], "us", v("ucx_am_rtt_8B"),
         "ucx_perftest ucp_am_lat round trip", "<= 1.5x", ratio=paired["ratio"])
     row("empty target region, LLVM host plugin (in-process)", v("hostplugin_launch_empty_sync"), "us")
+    rtt = v("ucx_am_rtt_8B")
+    row("  by layer: our transport alone (16-byte frame, 24-byte answer)", v("layer_transport"), "us",
+        rtt, "ucx_perftest ucp_am_lat round trip")
+    row("  by layer: + protocol client and session (a Run through client::Connection)",
+        v("layer_client"), "us", rtt, "ucx_perftest ucp_am_lat round trip")
+    row("  by layer: + plugin device logic (DpuDevice launch + synchronize)", v("layer_device"), "us",
+        rtt, "ucx_perftest ucp_am_lat round trip")
+    row("  by layer: + libomptarget (the empty region, same program run as the maps)", launch, "us",
+        rtt, "ucx_perftest ucp_am_lat round trip")
     row("nowait regions in flight", v("launch_nowait_rate"), "regions/s",
         v("hostplugin_launch_nowait_rate"), "LLVM host plugin, same loop (libomp's own limit on one core)")
     row("same 8-map region, LLVM host plugin (libomptarget's own bookkeeping)",
