@@ -51,8 +51,8 @@ void nowaitRegions(benchmark::State &State) {
     }
 #pragma omp taskwait
   }
-  State.counters["regions_per_s"] = benchmark::Counter(
-      Batch, benchmark::Counter::kIsIterationInvariantRate);
+  State.counters["regions_per_s"] =
+      benchmark::Counter(Batch, benchmark::Counter::kIsIterationInvariantRate);
 }
 
 /// Eight 64-byte arrays to the device and a scalar back.
@@ -63,8 +63,9 @@ void smallMaps(benchmark::State &State) {
     std::memset(All[K], K + 1, 64);
   int X = 0;
   for (auto _ : State) {
-#pragma omp target device(Dev) map(to : A0, A1, A2, A3, A4, A5, A6, A7)     \
-    map(from : X)
+#pragma omp target device(Dev) map(to                                          \
+                                   : A0, A1, A2, A3, A4, A5, A6, A7) map(from  \
+                                                                         : X)
     X = A0[0] + A1[1] + A2[2] + A3[3] + A4[4] + A5[5] + A6[6] + A7[63];
   }
   if (X != 36)
@@ -84,7 +85,7 @@ struct Buffers {
 void updateTo(benchmark::State &State, long S) {
   char *B = Buf.Host;
   for (auto _ : State) {
-#pragma omp target update device(Dev) to(B[0 : S])
+#pragma omp target update device(Dev) to(B [0:S])
   }
   State.SetBytesProcessed(State.iterations() * S);
 }
@@ -92,15 +93,24 @@ void updateTo(benchmark::State &State, long S) {
 void updateFrom(benchmark::State &State, long S) {
   char *B = Buf.Host;
   for (auto _ : State) {
-#pragma omp target update device(Dev) from(B[0 : S])
+#pragma omp target update device(Dev) from(B [0:S])
   }
   State.SetBytesProcessed(State.iterations() * S);
 }
 
-void targetMemcpy(benchmark::State &State, long S) {
+void targetMemcpyTo(benchmark::State &State, long S) {
   for (auto _ : State)
     omp_target_memcpy(Buf.Device, Buf.Host, S, 0, 0, Dev,
                       omp_get_initial_device());
+  State.SetBytesProcessed(State.iterations() * S);
+}
+
+/// Back into the host buffer: the device allocation holds the same bytes
+/// (see mapBuffers), so the buffer stays intact for the final check.
+void targetMemcpyFrom(benchmark::State &State, long S) {
+  for (auto _ : State)
+    omp_target_memcpy(Buf.Host, Buf.Device, S, 0, 0, omp_get_initial_device(),
+                      Dev);
   State.SetBytesProcessed(State.iterations() * S);
 }
 
@@ -148,16 +158,18 @@ bool mapBuffers(long Max) {
     Buf.Host[I] = static_cast<char>(I);
   Buf.Size = Max;
   char *B = Buf.Host;
-#pragma omp target enter data device(Dev) map(to : B[0 : Max])
+#pragma omp target enter data device(Dev) map(to : B [0:Max])
   Buf.Device = static_cast<char *>(omp_target_alloc(Max, Dev));
-  return Buf.Device != nullptr;
+  return Buf.Device != nullptr &&
+         omp_target_memcpy(Buf.Device, Buf.Host, Max, 0, 0, Dev,
+                           omp_get_initial_device()) == 0;
 }
 
 /// The data must come back intact after all the updates.
 bool unmapBuffers() {
   char *B = Buf.Host;
   long Max = Buf.Size;
-#pragma omp target update device(Dev) from(B[0 : Max])
+#pragma omp target update device(Dev) from(B [0:Max])
   bool Intact = true;
   for (long I = 0; I < Max && Intact; ++I)
     if (B[I] != static_cast<char>(I)) {
@@ -165,7 +177,7 @@ bool unmapBuffers() {
       Intact = false;
     }
   omp_target_free(Buf.Device, Dev);
-#pragma omp target exit data device(Dev) map(delete : B[0 : Max])
+#pragma omp target exit data device(Dev) map(delete : B [0:Max])
   std::free(B);
   return Intact;
 }
@@ -225,7 +237,9 @@ int main(int Argc, char **Argv) {
       setup(benchmark::RegisterBenchmark(sizeName("d2h_update", S).c_str(),
                                          updateFrom, S));
       setup(benchmark::RegisterBenchmark(sizeName("h2d_memcpy", S).c_str(),
-                                         targetMemcpy, S));
+                                         targetMemcpyTo, S));
+      setup(benchmark::RegisterBenchmark(sizeName("d2h_memcpy", S).c_str(),
+                                         targetMemcpyFrom, S));
     }
   }
   if (Wants("memcpy"))

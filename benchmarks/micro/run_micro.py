@@ -252,6 +252,7 @@ def main():
         row(f"device->host target update {name}", v(f"d2h_update_{s}"), "GB/s", ref,
             "ucx_perftest ucp_am_bw" if big else "", ">= 0.85x" if big else "")
         row(f"host->device omp_target_memcpy {name}", v(f"h2d_memcpy_{s}"), "GB/s")
+        row(f"device->host omp_target_memcpy {name}", v(f"d2h_memcpy_{s}"), "GB/s")
         if f"mpi_bw_{s}" in res:
             row(f"  vs Open MPI ping-pong {name}", v(f"h2d_update_{s}"), "GB/s", v(f"mpi_bw_{s}"),
                 "MPI ping-pong bandwidth", ">= 1x" if big else "")
