@@ -171,7 +171,10 @@ def main():
     # 4. The launch ratio: ompdpu's empty region and ucx_perftest's round trip
     # (same pinning) measured in turns, one ratio per pair, so that the
     # machine's speed drifting during the run moves both sides alike.
-    n_lat = 20000 if args.quick else 100000
+    # ucx_perftest runs about as long as ompdpu's side of the pair (7 x 0.3 s,
+    # or 7 x 0.05 s quick): with 100,000 round trips (65 ms) its result
+    # alone moved by 0.17 us between runs, with 1,000,000 by 0.07 us.
+    n_lat = 200000 if args.quick else 1000000
     pairs = []
     for _ in range(args.reps):
         items, _ = run_benchmark([ompdpu, "run", "--emulate", "1", "--pin", "--", micro, "launch",
