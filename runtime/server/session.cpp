@@ -125,6 +125,8 @@ struct QueueState {
   uint32_t NextSeq = 0;
   bool Busy = false;
   std::map<uint32_t, Request> Waiting;
+  /// True when the operation numbered Seq may start now.
+  bool inTurn(uint32_t Seq) const { return !Busy && Seq == NextSeq; }
 };
 
 class Session {
@@ -201,6 +203,10 @@ private:
   /// its errors).
   bool runNow(const Header &H, Peer From, const uint8_t *Body, size_t Len);
   static constexpr size_t kRunNowArgs = 16;
+  /// The kernel a Run names by its handle (1, 2, ...), or null.
+  KernelInfo *kernelOf(uint16_t Handle) {
+    return Handle && Handle <= Kernels.size() ? &Kernels[Handle - 1] : nullptr;
+  }
 
   SessionOptions Opts;
   std::unique_ptr<transport::Worker> W;
@@ -346,7 +352,7 @@ void Session::dispatch(Request R) {
         R, kErrInvalid,
         format("duplicate sequence number %u on queue %u", R.H.Seq, Queue));
   }
-  if (!Q.Busy && R.H.Seq == Q.NextSeq) {
+  if (Q.inTurn(R.H.Seq)) {
     // Its turn already (the usual case): start it without parking it.
     Q.Busy = true;
     return start(std::move(R), /*FromIntake=*/true);
@@ -618,13 +624,13 @@ void Session::doRun(const Request &R, bool FromIntake) {
   Reader Rd(R.Body.data(), R.Body.size());
   if (!decodeBody(Rd, Msg).ok())
     return fail(R, kErrInvalid, "malformed Run");
-  uint16_t Handle = R.H.Operand;
-  if (Handle == 0 || Handle > Kernels.size())
-    return fail(
-        R, kErrNotFound,
-        format("kernel handle %u is not a kernel of a loaded image", Handle));
+  KernelInfo *Kernel = kernelOf(R.H.Operand);
+  if (!Kernel)
+    return fail(R, kErrNotFound,
+                format("kernel handle %u is not a kernel of a loaded image",
+                       R.H.Operand));
   KernelJob Job;
-  Job.Kernel = &Kernels[Handle - 1];
+  Job.Kernel = Kernel;
   Job.Args = std::move(Msg.Args);
   Job.Request = R.H;
   Job.From = R.From;
@@ -789,20 +795,18 @@ int Session::run() {
 bool Session::runNow(const Header &H, Peer From, const uint8_t *Body,
                      size_t Len) {
   // Requests taken in earlier go first; anything unusual goes the usual way.
-  if (!Incoming.empty() || H.Operand == 0 || H.Operand > Kernels.size() ||
-      Len % 8 || Len / 8 > kRunNowArgs || !From || !ClientPeers.contains(From))
-    return false;
-  KernelInfo &K = Kernels[H.Operand - 1];
-  if (!runsInline(K))
+  KernelInfo *K = kernelOf(H.Operand);
+  if (!Incoming.empty() || !K || !runsInline(*K) || Len % 8 ||
+      Len / 8 > kRunNowArgs || !From || !ClientPeers.contains(From))
     return false;
   if (H.Queue) {
     const QueueState &Q = queueState(H.Queue);
-    if (Q.Busy || H.Seq != Q.NextSeq || !Q.Waiting.empty())
+    if (!Q.inTurn(H.Seq) || !Q.Waiting.empty())
       return false;
   }
   uint64_t Args[kRunNowArgs];
   std::memcpy(Args, Body, Len);
-  callShort(K, Args, Len / 8);
+  callShort(*K, Args, Len / 8);
   complete(H, From, Reply());
   return true;
 }
