@@ -21,7 +21,7 @@
 #include "protocol/messages.h"
 #include "transport/transport.h"
 
-#include <benchmark/benchmark.h>
+#include "micro_common.h"
 
 #include <csignal>
 #include <cstdio>
@@ -39,14 +39,9 @@ using namespace ompdpu;
 
 namespace {
 
-bool Quick = false;
-
+/// As ompdpu-offload-micro measures the region, in microseconds.
 benchmark::internal::Benchmark *setup(benchmark::internal::Benchmark *B) {
-  return B->Repetitions(7)
-      ->ReportAggregatesOnly(true)
-      ->MinTime(Quick ? 0.05 : 0.3)
-      ->UseRealTime()
-      ->Unit(benchmark::kMicrosecond);
+  return micro::setup(B)->Unit(benchmark::kMicrosecond);
 }
 
 [[noreturn]] void die(const std::string &Msg) {
@@ -238,21 +233,14 @@ int runDevice() {
 } // namespace
 
 int main(int Argc, char **Argv) {
-  std::string Mode = "device";
   int Cores[2] = {0, 1};
-  std::vector<char *> Rest = {Argv[0]};
-  for (int I = 1; I < Argc; ++I) {
-    if (!std::strcmp(Argv[I], "--quick"))
-      Quick = true;
-    else if (!std::strcmp(Argv[I], "--cores") && I + 1 < Argc)
-      std::sscanf(Argv[++I], "%d,%d", &Cores[0], &Cores[1]);
-    else if (Argv[I][0] != '-')
-      Mode = Argv[I];
-    else
-      Rest.push_back(Argv[I]);
-  }
-  int RestCount = static_cast<int>(Rest.size());
-  benchmark::Initialize(&RestCount, Rest.data());
+  std::string Mode =
+      micro::parseArguments(Argc, Argv, "device", [&](int Left, char **A) {
+        if (Left < 2 || std::strcmp(A[0], "--cores"))
+          return 0;
+        std::sscanf(A[1], "%d,%d", &Cores[0], &Cores[1]);
+        return 2;
+      });
   if (Mode == "transport")
     return runTransport(Cores[0], Cores[1]);
   if (Mode == "device")

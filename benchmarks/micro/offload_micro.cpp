@@ -8,7 +8,8 @@
 //
 //   ompdpu-offload-micro [--quick] [all|launch|maps|bandwidth|memcpy|d2d]
 //                        [--benchmark_* options]
-#include <benchmark/benchmark.h>
+#include "micro_common.h"
+
 #include <omp.h>
 
 #include <cstdio>
@@ -21,18 +22,9 @@
 
 namespace {
 
-bool Quick = false;
+using micro::Quick;
+using micro::setup;
 int Dev = 0;
-
-/// Repetitions and time per repetition for every benchmark. Wall-clock
-/// time: a waiting host thread may sleep while the DPU side copies, so its
-/// CPU time says nothing about the transfer.
-benchmark::internal::Benchmark *setup(benchmark::internal::Benchmark *B) {
-  return B->Repetitions(7)
-      ->ReportAggregatesOnly(true)
-      ->MinTime(Quick ? 0.05 : 0.3)
-      ->UseRealTime();
-}
 
 void emptyRegion(benchmark::State &State) {
   for (auto _ : State) {
@@ -185,19 +177,7 @@ bool unmapBuffers() {
 } // namespace
 
 int main(int Argc, char **Argv) {
-  // Our own arguments first; the rest belongs to Google Benchmark.
-  std::string Only = "all";
-  std::vector<char *> Rest = {Argv[0]};
-  for (int I = 1; I < Argc; ++I) {
-    if (!std::strcmp(Argv[I], "--quick"))
-      Quick = true;
-    else if (Argv[I][0] != '-')
-      Only = Argv[I];
-    else
-      Rest.push_back(Argv[I]);
-  }
-  int RestCount = static_cast<int>(Rest.size());
-  benchmark::Initialize(&RestCount, Rest.data());
+  std::string Only = micro::parseArguments(Argc, Argv, "all");
 
   // Where do regions run? run_micro.py refuses a run on the host.
   int OnDevice = 0;
