@@ -14,6 +14,8 @@ PACKAGES=(
   libdnnl-dev openmpi-bin libopenmpi-dev
   # the aarch64 portability check of dnn-kernels (serial, under qemu-user)
   qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross
+  # llvm-patches/apply-and-test.sh (unpacks and patches libomptarget's source)
+  patch xz-utils
 )
 
 missing=()

@@ -159,6 +159,23 @@ def main():
     put(items, "hostplugin_")
     items, _ = run_benchmark(["taskset", "-c", cores[0], micro, "memcpy"], env=host_env)
     put(items)
+    # 3a. The same two regions with libomptarget built from llvm-patches/
+    # (llvm-patches/apply-and-test.sh --build-only; scripts/bench.sh does it),
+    # when that library exists: how much of the maps region the patches save.
+    patched = os.path.join(b, "llvm-patches", "patched")
+    if os.path.exists(os.path.join(patched, "libomptarget.so")):
+        patched_env = dict(env, LD_LIBRARY_PATH=patched)
+        items, _ = run_benchmark([ompdpu, "run", "--emulate", "1", "--pin", "--", micro, "all",
+                                  "--benchmark_filter=launch_empty_sync|small_maps"] + q,
+                                 env=patched_env)
+        put(items, "patched_")
+        host_patched_env = dict(host_env, LD_LIBRARY_PATH=patched)
+        items, _ = run_benchmark(["taskset", "-c", cores[0], micro, "maps"] + q,
+                                 env=host_patched_env)
+        put(items, "patched_hostplugin_")
+    else:
+        log(f"no {patched}/libomptarget.so: no rows for llvm-patches/ "
+            "(llvm-patches/apply-and-test.sh --build-only builds it)")
     # 3b. The launch layer by layer: our transport alone (two processes on
     # the two cores, as ucx_perftest), then the protocol client with the
     # session and the plugin's device logic against one emulated DPU.
@@ -243,6 +260,15 @@ def main():
         v("hostplugin_small_maps_8x64B"), "us")
     row("region with 8 x 64 B map(to) + map(from) scalar", v("small_maps_8x64B"), "us", launch,
         "empty region", "<= 2x")
+    if "patched_small_maps_8x64B" in res:
+        row("  same 8-map region, libomptarget 14 with llvm-patches/ applied",
+            v("patched_small_maps_8x64B"), "us", v("patched_launch_empty_sync"),
+            "empty region, same libomptarget")
+        row("  same 8-map region, LLVM host plugin, libomptarget 14 with llvm-patches/ applied",
+            v("patched_hostplugin_small_maps_8x64B"), "us", v("hostplugin_small_maps_8x64B"),
+            "LLVM host plugin, stock libomptarget")
+        row("  empty region, libomptarget 14 with llvm-patches/ applied",
+            v("patched_launch_empty_sync"), "us", launch, "empty region, stock libomptarget")
     row("MPI ping-pong RTT, 8 B", v("mpi_rtt_8B"), "us")
     for s in [4 << 10, 64 << 10, 1 << 20, 16 << 20, 256 << 20]:
         if f"h2d_update_{s}" not in res:

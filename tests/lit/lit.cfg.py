@@ -61,6 +61,19 @@ if not _configured_from_site:
     for var in ("OMP_TARGET_OFFLOAD", "OMPDPU_DEVICES", "OMPDPU_SERVER_PIDS"):
         config.environment.pop(var, None)
 
+    # Another libomptarget.so in place of the LLVM install's, first on the
+    # library path of every program (and of `ompdpu run`, which keeps it):
+    # llvm-patches/apply-and-test.sh runs the suite against the patched one.
+    #   --param libomptarget_dir=DIR
+    _libomptarget_dir = lit_config.params.get("libomptarget_dir")
+    if _libomptarget_dir:
+        _libomptarget_dir = os.path.abspath(_libomptarget_dir)
+        if not os.path.exists(os.path.join(_libomptarget_dir, "libomptarget.so")):
+            lit_config.fatal("libomptarget_dir=%s holds no libomptarget.so" % _libomptarget_dir)
+        config.environment["LD_LIBRARY_PATH"] = _libomptarget_dir
+        config.available_features.add("libomptarget-override")
+        config.substitutions.append(("%libomptarget-dir", _libomptarget_dir))
+
     # --- limits: 120 s per test (--param ompdpu_timeout=S), at most 2 tests at
     # a time (the machines have 2 cores) -------------------------------------
     lit_config.parallelism_groups["ompdpu"] = 2
