@@ -159,7 +159,14 @@ def main():
     put(items, "hostplugin_")
     items, _ = run_benchmark(["taskset", "-c", cores[0], micro, "memcpy"], env=host_env)
     put(items)
-    # 3a. The same two regions with libomptarget built from llvm-patches/
+    # 3a. The maps region without libomptarget's map events
+    # (LIBOMPTARGET_MAP_FORCE_ATOMIC=false, LLVM's own switch): what the
+    # events, one per new mapping, cost.
+    noevents_env = dict(env, LIBOMPTARGET_MAP_FORCE_ATOMIC="false")
+    items, _ = run_benchmark([ompdpu, "run", "--emulate", "1", "--pin", "--", micro, "maps"] + q,
+                             env=noevents_env)
+    put(items, "noevents_")
+    # 3b. The same two regions with libomptarget built from llvm-patches/
     # (llvm-patches/apply-and-test.sh --build-only; scripts/bench.sh does it),
     # when that library exists: how much of the maps region the patches save.
     patched = os.path.join(b, "llvm-patches", "patched")
@@ -173,10 +180,13 @@ def main():
         items, _ = run_benchmark(["taskset", "-c", cores[0], micro, "maps"] + q,
                                  env=host_patched_env)
         put(items, "patched_hostplugin_")
+        items, _ = run_benchmark([ompdpu, "run", "--emulate", "1", "--pin", "--", micro, "maps"] + q,
+                                 env=dict(patched_env, LIBOMPTARGET_MAP_FORCE_ATOMIC="false"))
+        put(items, "patched_noevents_")
     else:
         log(f"no {patched}/libomptarget.so: no rows for llvm-patches/ "
             "(llvm-patches/apply-and-test.sh --build-only builds it)")
-    # 3b. The launch layer by layer: our transport alone (two processes on
+    # 3c. The launch layer by layer: our transport alone (two processes on
     # the two cores, as ucx_perftest), then the protocol client with the
     # session and the plugin's device logic against one emulated DPU.
     layers = os.path.join(b, "bin", "ompdpu-launch-layers")
@@ -260,6 +270,8 @@ def main():
         v("hostplugin_small_maps_8x64B"), "us")
     row("region with 8 x 64 B map(to) + map(from) scalar", v("small_maps_8x64B"), "us", launch,
         "empty region", "<= 2x")
+    row("  same 8-map region, LIBOMPTARGET_MAP_FORCE_ATOMIC=false (no map events)",
+        v("noevents_small_maps_8x64B"), "us", launch, "empty region")
     if "patched_small_maps_8x64B" in res:
         row("  same 8-map region, libomptarget 14 with llvm-patches/ applied",
             v("patched_small_maps_8x64B"), "us", v("patched_launch_empty_sync"),
@@ -267,6 +279,9 @@ def main():
         row("  same 8-map region, LLVM host plugin, libomptarget 14 with llvm-patches/ applied",
             v("patched_hostplugin_small_maps_8x64B"), "us", v("hostplugin_small_maps_8x64B"),
             "LLVM host plugin, stock libomptarget")
+        row("  same 8-map region, llvm-patches/ applied and LIBOMPTARGET_MAP_FORCE_ATOMIC=false",
+            v("patched_noevents_small_maps_8x64B"), "us", v("patched_launch_empty_sync"),
+            "empty region, same libomptarget")
         row("  empty region, libomptarget 14 with llvm-patches/ applied",
             v("patched_launch_empty_sync"), "us", launch, "empty region, stock libomptarget")
     row("MPI ping-pong RTT, 8 B", v("mpi_rtt_8B"), "us")
