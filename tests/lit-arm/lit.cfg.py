@@ -72,6 +72,12 @@ for var in ("OMPDPU_ARM64_SYSROOT", "OMPDPU_ARM64_BUILD", "OMPDPU_VM_CACHE"):
     if var in os.environ:
         config.environment[var] = os.environ[var]
 config.environment["OMPDPU_BUILD_DIR"] = os.path.dirname(config.ompdpu_bin_dir)
+# The guest is emulated (TCG) on the two host cores that also compile and run the
+# tests' host programs, and reached over a TAP link: under that load it has fallen
+# silent for 10 s (OMPDPU_TIMEOUT's default) with two long tests running at once, and
+# answered again afterwards. Silence is not death on this testbed: 30 s unless set.
+# The tests of the heartbeat itself (arm/dpu_died.c, arm/kernel_panic.c) set 3 s.
+config.environment["OMPDPU_TIMEOUT"] = os.environ.get("OMPDPU_TIMEOUT", "30")
 
 # --- limits: 300 s per test (emulated Arm cores; --param ompdpu_timeout=S), at most 2
 # tests at a time ------------------------------------------------------------------------
