@@ -120,7 +120,8 @@ def main():
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--out", default=os.path.join(ROOT, "report"))
     ap.add_argument("--quick", action="store_true", help="fewer iterations (CI)")
-    ap.add_argument("--reps", type=int, default=5, help="ucx_perftest repetitions")
+    ap.add_argument("--reps", type=int, default=7,
+                    help="launch pairs (ompdpu and ucx_perftest in turns); bandwidth: reps // 2, at least 3")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     b = args.build
