@@ -19,12 +19,7 @@ BUILD=${OMPDPU_BUILD:-build}
 for a in "$@"; do
   if [[ $a == -h || $a == --help ]]; then
     sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'
-    # libomptarget with llvm-patches/ applied, for the micro-benchmarks' rows
-# that show what the patches save (about 130 MB of LLVM source the first time).
-bash llvm-patches/apply-and-test.sh --build-only ||
-  echo "bench: llvm-patches/ could not be built: the micro-benchmark table will have no patched rows" >&2
-
-exec /usr/bin/python3 benchmarks/suite/run_suite.py --help
+    exec /usr/bin/python3 benchmarks/suite/run_suite.py --help
   fi
 done
 
@@ -48,5 +43,10 @@ for t in ompdpu-offload-micro ompdpu-mpi-pingpong; do
   grep -q "^$t:" <<<"$available" && targets+=("$t")
 done
 cmake --build "$BUILD" -j"${JOBS:-2}" --target "${targets[@]}"
+
+# libomptarget with llvm-patches/ applied, for the micro-benchmarks' rows
+# that show what the patches save (about 130 MB of LLVM source the first time).
+OMPDPU_BUILD=$BUILD bash llvm-patches/apply-and-test.sh --build-only ||
+  echo "bench: llvm-patches/ could not be built: the micro-benchmark table will have no patched rows" >&2
 
 exec /usr/bin/python3 benchmarks/suite/run_suite.py --build "$BUILD" "$@"
