@@ -1,17 +1,20 @@
-//===- omptarget_abi.h - Types shared with libomptarget 14 --------*- C++
-//-*-===//
+//===- omptarget_abi.h - Types shared with libomptarget 14 ---------*- C -*-===//
 //
 // The data structures libomptarget 14 passes to plugins (from its public
 // omptarget.h), declared here so the plugin builds against an unmodified
-// LLVM install that ships no plugin headers.
+// LLVM install that ships no plugin headers. Also included from C: the test
+// and benchmark device images lay out their entries with it, and the minimal
+// plugin of benchmarks/micro/floor implements the same ABI.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include <cstddef>
-#include <cstdint>
+#include <stddef.h>
+#include <stdint.h>
 
+#ifdef __cplusplus
 extern "C" {
+#endif
 
 /// One kernel or global of an image (addr: host or device address).
 struct __tgt_offload_entry {
@@ -26,20 +29,26 @@ struct __tgt_offload_entry {
 struct __tgt_device_image {
   void *ImageStart;
   void *ImageEnd;
-  __tgt_offload_entry *EntriesBegin;
-  __tgt_offload_entry *EntriesEnd;
+  struct __tgt_offload_entry *EntriesBegin;
+  struct __tgt_offload_entry *EntriesEnd;
 };
 
 /// The device-side entry table returned by load_binary.
 struct __tgt_target_table {
-  __tgt_offload_entry *EntriesBegin;
-  __tgt_offload_entry *EntriesEnd;
+  struct __tgt_offload_entry *EntriesBegin;
+  struct __tgt_offload_entry *EntriesEnd;
 };
 
 /// Per-construct asynchronous state; Queue is the plugin's.
 struct __tgt_async_info {
+#ifdef __cplusplus
   void *Queue = nullptr;
+#else
+  void *Queue;
+#endif
 };
+
+#ifdef __cplusplus
 }
 
 namespace ompdpu::abi {
@@ -53,3 +62,4 @@ constexpr int32_t TARGET_ALLOC_DEFAULT = 3;
 /// OMP_REQ_UNIFIED_SHARED_MEMORY in `#pragma omp requires`.
 constexpr int64_t OMP_REQ_UNIFIED_SHARED_MEMORY = 0x008;
 } // namespace ompdpu::abi
+#endif

@@ -1,17 +1,13 @@
 /* A shared object shaped like an OpenMP device image: three offload entries
  * in the omp_offloading_entries section (two kernels and a global). */
-struct entry {
-  void *addr;
-  const char *name;
-  unsigned long size;
-  int flags;
-  int reserved;
-};
+#include "omptarget_abi.h"
+
 int fixture_global[4];
 void fixture_kernel(void) {}
 /* Kernel arguments arrive as pointers, as libomptarget passes them. */
 void fixture_copy(unsigned long *dst, const unsigned long *src) { *dst = *src; }
-__attribute__((section("omp_offloading_entries"), used)) struct entry
-    fixture_entries[3] = {{(void *)fixture_kernel, "fixture_kernel", 0, 0, 0},
-                          {fixture_global, "fixture_global", 16, 0, 0},
-                          {(void *)fixture_copy, "fixture_copy", 0, 0, 0}};
+__attribute__((section("omp_offloading_entries"),
+               used)) struct __tgt_offload_entry fixture_entries[3] = {
+    {(void *)fixture_kernel, "fixture_kernel", 0, 0, 0},
+    {fixture_global, "fixture_global", 16, 0, 0},
+    {(void *)fixture_copy, "fixture_copy", 0, 0, 0}};

@@ -4,30 +4,16 @@
  * bookkeeping (and the compiler's glue), nothing of a device.
  *
  * Built for libomptarget 14/15 by default; -DLIBOMPTARGET_16 for 16/17, whose
- * plugins launch with __tgt_rtl_launch_kernel and free with a kind. */
-#include <stddef.h>
-#include <stdint.h>
+ * plugins launch with __tgt_rtl_launch_kernel and free with a kind. The
+ * structures are ompdpu's plugin's own (plugin-dpu/src/omptarget_abi.h). */
+#include "omptarget_abi.h"
+
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct {
-  void *addr;
-  char *name;
-  size_t size;
-  int32_t flags;
-  int32_t reserved;
-} __tgt_offload_entry;
-typedef struct {
-  void *ImageStart, *ImageEnd;
-  __tgt_offload_entry *EntriesBegin, *EntriesEnd;
-} __tgt_device_image;
-typedef struct {
-  __tgt_offload_entry *EntriesBegin, *EntriesEnd;
-} __tgt_target_table;
+static struct __tgt_target_table Table;
 
-static __tgt_target_table Table;
-
-int32_t __tgt_rtl_is_valid_binary(__tgt_device_image *Image) {
+int32_t __tgt_rtl_is_valid_binary(struct __tgt_device_image *Image) {
   const unsigned char *Elf = Image->ImageStart;
   /* An ELF image of this machine (x86_64: e_machine 62). */
   return Elf[0] == 0x7f && Elf[1] == 'E' && Elf[18] == 62;
@@ -35,8 +21,8 @@ int32_t __tgt_rtl_is_valid_binary(__tgt_device_image *Image) {
 int32_t __tgt_rtl_number_of_devices(void) { return 1; }
 int32_t __tgt_rtl_init_device(int32_t Device) { return 0; }
 int64_t __tgt_rtl_init_requires(int64_t Flags) { return Flags; }
-__tgt_target_table *__tgt_rtl_load_binary(int32_t Device,
-                                          __tgt_device_image *Image) {
+struct __tgt_target_table *
+__tgt_rtl_load_binary(int32_t Device, struct __tgt_device_image *Image) {
   Table.EntriesBegin = Image->EntriesBegin;
   Table.EntriesEnd = Image->EntriesEnd;
   return &Table;
