@@ -141,8 +141,10 @@ def main():
             res[prefix + it["name"]] = it
 
     env = dict(os.environ, OMP_TARGET_OFFLOAD="mandatory")
+    # `ompdpu run`: one emulated DPU pinned to one core, the program to the other.
+    on_dpu = [ompdpu, "run", "--emulate", "1", "--pin", "--"]
     # 1. ompdpu, one emulated DPU on its own core, the program on the other.
-    items, err = run_benchmark([ompdpu, "run", "--emulate", "1", "--pin", "--", micro] + q, env=env)
+    items, err = run_benchmark(on_dpu + [micro] + q, env=env)
     if "regions run in process" in err:
         m = re.search(r"regions run in process (\d+), host process (\d+)", err)
         if m and m.group(1) == m.group(2):
@@ -164,8 +166,7 @@ def main():
     # (LIBOMPTARGET_MAP_FORCE_ATOMIC=false, LLVM's own switch): what the
     # events, one per new mapping, cost.
     noevents_env = dict(env, LIBOMPTARGET_MAP_FORCE_ATOMIC="false")
-    items, _ = run_benchmark([ompdpu, "run", "--emulate", "1", "--pin", "--", micro, "maps"] + q,
-                             env=noevents_env)
+    items, _ = run_benchmark(on_dpu + [micro, "maps"] + q, env=noevents_env)
     put(items, "noevents_")
     # 3b. The same two regions with libomptarget built from llvm-patches/
     # (llvm-patches/apply-and-test.sh --build-only; scripts/bench.sh does it),
@@ -173,15 +174,14 @@ def main():
     patched = os.path.join(b, "llvm-patches", "patched")
     if os.path.exists(os.path.join(patched, "libomptarget.so")):
         patched_env = dict(env, LD_LIBRARY_PATH=patched)
-        items, _ = run_benchmark([ompdpu, "run", "--emulate", "1", "--pin", "--", micro, "all",
-                                  "--benchmark_filter=launch_empty_sync|small_maps"] + q,
-                                 env=patched_env)
+        both = "--benchmark_filter=launch_empty_sync|small_maps"
+        items, _ = run_benchmark(on_dpu + [micro, "all", both] + q, env=patched_env)
         put(items, "patched_")
         host_patched_env = dict(host_env, LD_LIBRARY_PATH=patched)
         items, _ = run_benchmark(["taskset", "-c", cores[0], micro, "maps"] + q,
                                  env=host_patched_env)
         put(items, "patched_hostplugin_")
-        items, _ = run_benchmark([ompdpu, "run", "--emulate", "1", "--pin", "--", micro, "maps"] + q,
+        items, _ = run_benchmark(on_dpu + [micro, "maps"] + q,
                                  env=dict(patched_env, LIBOMPTARGET_MAP_FORCE_ATOMIC="false"))
         put(items, "patched_noevents_")
     else:
@@ -193,8 +193,7 @@ def main():
     layers = os.path.join(b, "bin", "ompdpu-launch-layers")
     items, _ = run_benchmark([layers, "transport", "--cores", ",".join(cores)] + q, env=env)
     put(items)
-    items, _ = run_benchmark([ompdpu, "run", "--emulate", "1", "--pin", "--", layers, "device"] + q,
-                             env=env)
+    items, _ = run_benchmark(on_dpu + [layers, "device"] + q, env=env)
     put(items)
     # 4. The launch ratio: ompdpu's empty region and ucx_perftest's round trip
     # (same pinning) measured in turns, one ratio per pair, so that the
@@ -205,8 +204,8 @@ def main():
     n_lat = 200000 if args.quick else 1000000
     pairs = []
     for _ in range(args.reps):
-        items, _ = run_benchmark([ompdpu, "run", "--emulate", "1", "--pin", "--", micro, "launch",
-                                  "--benchmark_filter=launch_empty_sync"] + q, env=env)
+        items, _ = run_benchmark(on_dpu + [micro, "launch", "--benchmark_filter=launch_empty_sync"] + q,
+                                 env=env)
         ours = next(it["median"] for it in items if it["name"] == "launch_empty_sync")
         pairs.append((ours, 2 * perftest("ucp_am_lat", 8, n_lat, cores)[0]))
     res["ucx_am_rtt_8B"] = {"name": "ucx_am_rtt_8B", "unit": "us",
