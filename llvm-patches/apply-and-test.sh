@@ -118,26 +118,39 @@ build_lib() { # <source dir holding openmp/> <output dir>
     -o "$2/libomptarget.so.tmp" || die "cannot build $2/libomptarget.so"
   mv "$2/libomptarget.so.tmp" "$2/libomptarget.so"
 }
-rm -rf "$OUT/tree-stock" "$OUT/tree-patched"
-mkdir -p "$OUT/tree-stock"
-log "unpacking openmp/libomptarget from $(basename "$ORIG")"
-tar -xf "$ORIG" -C "$OUT/tree-stock" --strip-components=1 --wildcards '*/openmp/libomptarget/src/*' \
-  '*/openmp/libomptarget/include/*' || die "cannot unpack $ORIG"
-cp -r "$OUT/tree-stock" "$OUT/tree-patched"
-for p in "${PATCHES[@]}"; do
-  log "applying $(basename "$p")"
-  patch -d "$OUT/tree-patched" -p1 --forward --batch --quiet <"$p" ||
-    die "$(basename "$p") does not apply to $SRC_PKG $SRC_VER"
-done
-log "building stock and patched libomptarget.so with $CXX"
-build_lib "$OUT/tree-stock" "$OUT/stock" &
-build_lib "$OUT/tree-patched" "$OUT/patched"
-wait $! || die "cannot build the stock libomptarget.so"
+# Both libraries are rebuilt only when what they are built from changed: the
+# source version, a patch (or the set of patches), this script, the compiler
+# (scripts/test.sh builds them, scripts/bench.sh then finds them up to date).
+STAMP="$SRC_VER $CXX $(cat "${PATCHES[@]}" "$0" | sha256sum | cut -d' ' -f1) ${PATCHES[*]##*/}"
+up_to_date() {
+  [[ -e $OUT/stock/libomptarget.so && -e $OUT/patched/libomptarget.so &&
+    $(cat "$OUT/build.stamp" 2>/dev/null) == "$STAMP" ]]
+}
+if up_to_date; then
+  log "stock and patched libomptarget.so are up to date in $OUT"
+else
+  rm -rf "$OUT/tree-stock" "$OUT/tree-patched" "$OUT/build.stamp"
+  mkdir -p "$OUT/tree-stock"
+  log "unpacking openmp/libomptarget from $(basename "$ORIG")"
+  tar -xf "$ORIG" -C "$OUT/tree-stock" --strip-components=1 --wildcards '*/openmp/libomptarget/src/*' \
+    '*/openmp/libomptarget/include/*' || die "cannot unpack $ORIG"
+  cp -r "$OUT/tree-stock" "$OUT/tree-patched"
+  for p in "${PATCHES[@]}"; do
+    log "applying $(basename "$p")"
+    patch -d "$OUT/tree-patched" -p1 --forward --batch --quiet <"$p" ||
+      die "$(basename "$p") does not apply to $SRC_PKG $SRC_VER"
+  done
+  log "building stock and patched libomptarget.so with $CXX"
+  build_lib "$OUT/tree-stock" "$OUT/stock" &
+  build_lib "$OUT/tree-patched" "$OUT/patched"
+  wait $! || die "cannot build the stock libomptarget.so"
+  echo "$STAMP" >"$OUT/build.stamp"
+fi
 # The unpatched build must offer exactly what the installed library offers.
 exports() { nm -D --defined-only "$1" | awk '{print $3}' | sort; }
 diff <(exports "$INSTALLED") <(exports "$OUT/stock/libomptarget.so") >/dev/null ||
   die "the unpatched build exports other symbols than $INSTALLED: not the same source?"
-log "built $OUT/stock/libomptarget.so and $OUT/patched/libomptarget.so"
+log "stock: $OUT/stock/libomptarget.so, patched: $OUT/patched/libomptarget.so"
 ((BUILD_ONLY)) && exit 0
 
 # ---- 3. test the patched library --------------------------------------------
