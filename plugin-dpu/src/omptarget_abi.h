@@ -1,4 +1,4 @@
-//===- omptarget_abi.h - Types shared with libomptarget 14 ---------*- C -*-===//
+//===- omptarget_abi.h - Types shared with libomptarget 14 --------*- C -*-===//
 //
 // The data structures libomptarget 14 passes to plugins (from its public
 // omptarget.h), declared here so the plugin builds against an unmodified
