@@ -50,26 +50,47 @@ AsyncQueue *DpuDevice::queueOf(__tgt_async_info *Async) {
   return static_cast<AsyncQueue *>(Async->Queue);
 }
 
-/// Submits up to this size are coalesced within a queue.
-constexpr int64_t kCoalesceMax = 4096;
-/// A coalesced message is sent once it holds this many bytes.
-constexpr size_t kCoalesceFlush = 64 * 1024;
-/// Emptied coalescing buffers a queue keeps for reuse.
+/// Submits and retrieves up to this size join the queue's batch.
+constexpr int64_t kBatchPieceMax = 4096;
+/// A batch is sent once its submits hold this many bytes...
+constexpr size_t kBatchFlushBytes = 64 * 1024;
+/// ... or it has this many pieces: its frame (16 bytes a piece) then stays
+/// well within what UCX takes as an active message's header (about 8 KiB).
+constexpr size_t kBatchMaxPieces = 256;
+/// Emptied submit buffers a queue keeps for reuse.
 constexpr size_t kSpareBuffers = 4;
 
-void DpuDevice::flushCoalesced(AsyncQueue &Q) {
-  if (Q.Coalesced.Pieces.empty())
+void DpuDevice::flushBatch(AsyncQueue &Q) {
+  AsyncQueue::PendingBatch &B = Q.Batch;
+  if (B.empty())
     return;
-  const std::vector<uint8_t> &Bytes =
-      Q.Sent.emplace_back(std::move(Q.CoalescedBytes));
-  track(Q, Conn->submitV(Q.Coalesced, Bytes.data(), Bytes.size(), Q.Id,
-                         Q.NextSeq++));
-  Q.Coalesced.Pieces.clear();
-  Q.CoalescedBytes.clear();
-  if (!Q.SpareBytes.empty()) {
-    Q.CoalescedBytes = std::move(Q.SpareBytes.back());
-    Q.SpareBytes.pop_back();
+  if (B.Kernel && B.Out.empty() && Q.Launched &&
+      Q.Launched->ResultsFollow.load(std::memory_order_relaxed))
+    // It waited for results that did not come: the next one will not.
+    Q.Launched->ResultsFollow.store(false, std::memory_order_relaxed);
+  if (B.In.empty() && B.Out.empty()) {
+    // A launch alone travels as the bare Run: one cache line on the wire.
+    track(Q,
+          Conn->run(B.Kernel, B.Args.data(), B.Args.size(), Q.Id, Q.NextSeq++));
+  } else {
+    const std::vector<uint8_t> &Bytes =
+        B.In.empty() ? B.InBytes : Q.Sent.emplace_back(std::move(B.InBytes));
+    track(Q, Conn->batch(B.In, Bytes.data(), Bytes.size(), B.Kernel,
+                         B.Args.data(), B.Args.size(), B.Out, std::move(B.Into),
+                         Q.Id, Q.NextSeq++));
+    if (!B.In.empty()) {
+      B.InBytes.clear();
+      if (!Q.SpareBytes.empty()) {
+        B.InBytes = std::move(Q.SpareBytes.back());
+        Q.SpareBytes.pop_back();
+      }
+    }
   }
+  B.In.clear();
+  B.Kernel = 0;
+  B.Args.clear();
+  B.Out.clear();
+  B.Into.clear();
   if (Q.PendingEvents.empty())
     return;
   auto Before = snapshot(Q);
@@ -124,7 +145,7 @@ Status DpuDevice::perform(__tgt_async_info *Async, IssueFn F) {
   if (!Async)
     return Conn->wait(F(0u, 0u));
   AsyncQueue *Q = queueOf(Async);
-  flushCoalesced(*Q);
+  flushBatch(*Q);
   track(*Q, F(Q->Id, Q->NextSeq++));
   // Fail fast when the operation could not even be sent.
   const Ticket &T = Q->InFlight.back();
@@ -169,7 +190,7 @@ DpuDevice::loadBinary(__tgt_device_image *Image) {
     IT.Names.push_back(E.Name);
     void *Addr = reinterpret_cast<void *>(E.Addr);
     if (E.Kernel)
-      Addr = &IT.Kernels.emplace_back(KernelRecord{E.Kernel});
+      Addr = &IT.Kernels.emplace_back(E.Kernel);
     IT.Entries.push_back({Addr, IT.Names.back().data(), E.Size, E.Flags, 0});
   }
   IT.Table.EntriesBegin = IT.Entries.data();
@@ -198,15 +219,18 @@ Status DpuDevice::submit(void *Dst, const void *Src, int64_t Size,
                          __tgt_async_info *Async) {
   if (Size < 0)
     return Status::error("negative transfer size");
-  if (Async && Size <= kCoalesceMax) {
+  if (Async && Size <= kBatchPieceMax) {
     // Copying a few bytes is cheaper than a message of their own.
     AsyncQueue *Q = queueOf(Async);
-    Q->Coalesced.Pieces.push_back(
+    AsyncQueue::PendingBatch &B = Q->Batch;
+    if (B.closedToSubmits() || B.In.size() + B.Out.size() >= kBatchMaxPieces)
+      flushBatch(*Q);
+    B.In.push_back(
         {reinterpret_cast<uint64_t>(Dst), static_cast<uint64_t>(Size)});
-    const auto *B = static_cast<const uint8_t *>(Src);
-    Q->CoalescedBytes.insert(Q->CoalescedBytes.end(), B, B + Size);
-    if (Q->CoalescedBytes.size() >= kCoalesceFlush)
-      flushCoalesced(*Q);
+    const auto *Bytes = static_cast<const uint8_t *>(Src);
+    B.InBytes.insert(B.InBytes.end(), Bytes, Bytes + Size);
+    if (B.InBytes.size() >= kBatchFlushBytes)
+      flushBatch(*Q);
     return Status();
   }
   return perform(Async, [&](uint32_t Q, uint32_t Seq) {
@@ -218,6 +242,20 @@ Status DpuDevice::retrieve(void *Dst, const void *Src, int64_t Size,
                            __tgt_async_info *Async) {
   if (Size < 0)
     return Status::error("negative transfer size");
+  if (Async && Size <= kBatchPieceMax) {
+    // Comes back with the batch's reply (a region's map(from:) scalar).
+    AsyncQueue *Q = queueOf(Async);
+    AsyncQueue::PendingBatch &B = Q->Batch;
+    if (Q->Launched && !B.Kernel)
+      // The launch has left already: the next one waits for its results.
+      Q->Launched->ResultsFollow.store(true, std::memory_order_relaxed);
+    if (B.In.size() + B.Out.size() >= kBatchMaxPieces)
+      flushBatch(*Q);
+    B.Out.push_back(
+        {reinterpret_cast<uint64_t>(Src), static_cast<uint64_t>(Size)});
+    B.Into.push_back({Dst, static_cast<uint64_t>(Size)});
+    return Status();
+  }
   return perform(Async, [&](uint32_t Q, uint32_t Seq) {
     return Conn->retrieve(Dst, reinterpret_cast<uint64_t>(Src), Size, Q, Seq);
   });
@@ -235,30 +273,46 @@ Status DpuDevice::exchange(const void *Src, DpuDevice &Dst, void *DstPtr,
 
 Status DpuDevice::launch(void *Entry, void **Args, ptrdiff_t *Offsets,
                          int32_t NumArgs, __tgt_async_info *Async) {
-  const auto *Kernel = static_cast<const KernelRecord *>(Entry);
+  auto *Kernel = static_cast<KernelRecord *>(Entry);
+  size_t Count = NumArgs > 0 ? static_cast<size_t>(NumArgs) : 0;
+  auto Fill = [&](uint64_t *Values) {
+    for (size_t K = 0; K < Count; ++K)
+      Values[K] = reinterpret_cast<uint64_t>(Args[K]) +
+                  static_cast<uint64_t>(Offsets ? Offsets[K] : 0);
+  };
+  if (Async) {
+    // Joins the queue's batch, after the region's small submits; it leaves
+    // with the region's small retrieves, at synchronize at the latest.
+    AsyncQueue *Q = queueOf(Async);
+    if (Q->Batch.closedToSubmits())
+      flushBatch(*Q);
+    Q->Batch.Kernel = Kernel->Handle;
+    Q->Batch.Args.resize(Count);
+    Fill(Q->Batch.Args.data());
+    Q->Launched = Kernel;
+    if (!Kernel->ResultsFollow.load(std::memory_order_relaxed))
+      flushBatch(*Q);
+    return Status();
+  }
   // Most kernels take a few arguments: no allocation before the Run leaves.
-  constexpr int32_t kInlineArgs = 16;
+  constexpr size_t kInlineArgs = 16;
   uint64_t Inline[kInlineArgs];
   std::vector<uint64_t> Many;
   uint64_t *Values = Inline;
-  size_t Count = NumArgs > 0 ? static_cast<size_t>(NumArgs) : 0;
   if (Count > kInlineArgs) {
     Many.resize(Count);
     Values = Many.data();
   }
-  for (size_t K = 0; K < Count; ++K)
-    Values[K] = reinterpret_cast<uint64_t>(Args[K]) +
-                static_cast<uint64_t>(Offsets ? Offsets[K] : 0);
-  return perform(Async, [&](uint32_t Q, uint32_t Seq) {
-    return Conn->run(Kernel->Handle, Values, Count, Q, Seq);
-  });
+  Fill(Values);
+  return Conn->wait(Conn->run(Kernel->Handle, Values, Count, 0, 0));
 }
 
 Status DpuDevice::synchronize(__tgt_async_info *Async) {
   auto *Q = static_cast<AsyncQueue *>(Async->Queue);
   if (!Q)
     return Status();
-  flushCoalesced(*Q);
+  flushBatch(*Q);
+  Q->Launched = nullptr;
   Status First;
   for (const Ticket &T : Q->InFlight) {
     Status S = Conn->wait(T);
@@ -293,11 +347,11 @@ Status DpuDevice::recordEvent(Event *E, __tgt_async_info *Async) {
   auto *Q = static_cast<AsyncQueue *>(Async->Queue);
   E->QueueId = Q->Id;
   E->QueueEpoch = Q->Epoch;
-  if (Q->Coalesced.Pieces.empty()) {
+  if (Q->Batch.empty()) {
     E->Before = snapshot(*Q);
   } else {
-    // Resolved (by the thread that owns the queue) when the coalesced
-    // submits leave, at its next operation or synchronize at the latest.
+    // Resolved (by the thread that owns the queue) when the batch leaves,
+    // at its next operation that cannot join it or at synchronize.
     E->Pending = true;
     Q->PendingEvents.push_back(E);
   }
@@ -313,6 +367,13 @@ Status DpuDevice::waitEvent(Event *E, __tgt_async_info *Async) {
       auto *Q = static_cast<AsyncQueue *>(Async->Queue);
       if (Q->Id == E->QueueId && Q->Epoch == E->QueueEpoch)
         return Status();
+    }
+    if (E->Pending && Async && Async->Queue) {
+      // Send our own batch before blocking: the event's queue may be
+      // waiting, the same way, for what ours holds.
+      L.unlock();
+      flushBatch(*static_cast<AsyncQueue *>(Async->Queue));
+      L.lock();
     }
     E->Resolved.wait(L, [E] { return !E->Pending; });
     Before = E->Before;

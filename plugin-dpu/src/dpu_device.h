@@ -26,6 +26,18 @@ namespace ompdpu::plugin {
 /// runs them in Seq order.
 struct Event;
 
+/// What the target table holds as a kernel's address: libomptarget only
+/// hands it back to launch(), which then needs no lookup.
+struct KernelRecord {
+  explicit KernelRecord(uint16_t H) : Handle(H) {}
+  uint16_t Handle = 0; ///< names the kernel in Run requests
+  /// Learnt from the last launch: small retrieves followed it in its queue
+  /// (a region's map(from:) results). Such a launch waits to leave with
+  /// them, one request and one reply; any other leaves at once, so that its
+  /// round trip overlaps libomptarget's work after the launch.
+  std::atomic<bool> ResultsFollow{false};
+};
+
 struct AsyncQueue {
   uint32_t Id = 0;
   uint64_t Epoch = 0; ///< incremented each time the queue is reused
@@ -34,23 +46,37 @@ struct AsyncQueue {
   /// InFlight as events see it, shared by every event recorded until the
   /// queue changes (libomptarget records one event per new mapping).
   std::shared_ptr<const std::vector<client::Ticket>> Snapshot;
-  /// Small submits not sent yet: they leave together, in one message, just
-  /// before the next operation of the queue (usually the launch).
-  protocol::SubmitV Coalesced;
-  std::vector<uint8_t> CoalescedBytes;
-  /// Coalesced bytes sent and still read by UCX until the queue is
+  /// The queue's small operations not sent yet: they leave together, as
+  /// one Batch, when an operation that cannot join them comes, or at
+  /// synchronize. A target region's small maps, its launch and its small
+  /// results then make one request and one reply. Operations join in the
+  /// order a Batch runs them: submits, a launch, retrieves.
+  struct PendingBatch {
+    std::vector<protocol::Piece> In;
+    std::vector<uint8_t> InBytes; ///< the submits' bytes, back to back
+    uint16_t Kernel = 0;          ///< 0: no launch yet
+    std::vector<uint64_t> Args;
+    std::vector<protocol::Piece> Out;
+    std::vector<client::HostRange> Into; ///< where Out's bytes land
+    bool empty() const { return In.empty() && !Kernel && Out.empty(); }
+    /// A submit would run after the launch or retrieves already here.
+    bool closedToSubmits() const { return Kernel || !Out.empty(); }
+  } Batch;
+  /// The kernel launched since the queue's last synchronize, if any.
+  KernelRecord *Launched = nullptr;
+  /// Submit bytes sent and still read by UCX until the queue is
   /// synchronized (moving a vector keeps its bytes where they are).
   std::vector<std::vector<uint8_t>> Sent;
-  /// Emptied buffers of earlier regions, for CoalescedBytes to reuse: a
+  /// Emptied buffers of earlier regions, for Batch.InBytes to reuse: a
   /// region of small maps then allocates nothing for them.
   std::vector<std::vector<uint8_t>> SpareBytes;
-  /// Events recorded while coalesced submits were unsent.
+  /// Events recorded while the batch was unsent.
   std::vector<Event *> PendingEvents;
 };
 
-/// A recorded point in a queue: the operations issued before it. Small
-/// submits coalesced in the queue may not be sent yet when the event is
-/// recorded; the event is then resolved when the queue sends them.
+/// A recorded point in a queue: the operations issued before it. The
+/// queue's batch may not be sent yet when the event is recorded; the event
+/// is then resolved when the queue sends it.
 struct Event {
   std::mutex M;
   std::condition_variable Resolved;
@@ -101,8 +127,8 @@ public:
 
 private:
   AsyncQueue *queueOf(__tgt_async_info *Async);
-  /// Send the queue's coalesced submits, if any.
-  void flushCoalesced(AsyncQueue &Q);
+  /// Send the queue's batch, if any.
+  void flushBatch(AsyncQueue &Q);
   /// Remember an operation issued through Q.
   static void track(AsyncQueue &Q, client::Ticket T);
   /// The operations issued through Q so far, as one shared list.
@@ -120,11 +146,6 @@ private:
   std::vector<std::unique_ptr<AsyncQueue>> FreeQueues;
   /// One more free queue, outside M (see queueOf); owned by the device.
   std::atomic<AsyncQueue *> SpareQueue{nullptr};
-  /// What the target table holds as a kernel's address: libomptarget only
-  /// hands it back to launch(), which then needs no lookup.
-  struct KernelRecord {
-    uint16_t Handle = 0; ///< names the kernel in Run requests
-  };
   struct ImageTable {
     std::vector<__tgt_offload_entry> Entries;
     std::list<std::string> Names;     // storage the entries' names point into

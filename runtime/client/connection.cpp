@@ -180,8 +180,7 @@ Connection::~Connection() {
 template <typename Body>
 Ticket Connection::issue(MsgType Type, const Body &B, uint32_t Queue,
                          uint32_t Seq, const void *Data, uint64_t Len, Lane Via,
-                         void *RetrieveDst, uint64_t RetrieveLen,
-                         uint16_t Operand) {
+                         ReplyInto Into, uint16_t Operand) {
   std::lock_guard<std::mutex> L(M);
   void *To = Via == Lane::Supervisor       ? SupervisorEp
              : Via == Lane::Bulk && BulkEp ? BulkEp
@@ -213,10 +212,13 @@ Ticket Connection::issue(MsgType Type, const Body &B, uint32_t Queue,
   T->Id = H.RequestId;
   T->Type = Type;
   // The clock is read only when someone looks at the time later.
-  if (Trace || (Type == MsgType::Run && Cfg.KernelTimeout > 0))
+  T->RunsKernel =
+      Operand != 0 && (Type == MsgType::Run || Type == MsgType::Batch);
+  if (Trace || (T->RunsKernel && Cfg.KernelTimeout > 0))
     T->Issued = Clock::now();
-  T->RetrieveDst = RetrieveDst;
-  T->RetrieveLen = RetrieveLen;
+  T->RetrieveDst = Into.RetrieveDst;
+  T->RetrieveLen = Into.RetrieveLen;
+  T->Scatter = std::move(Into.Scatter);
   if (Pending.empty())
     ++Heard; // silence is only measured while we wait
   Pending.add(T);
@@ -254,10 +256,16 @@ Ticket Connection::submit(uint64_t Dst, const void *Src, uint64_t Size,
                Size >= kBulkThreshold ? Lane::Bulk : Lane::Session);
 }
 
-Ticket Connection::submitV(const SubmitV &Pieces, const void *Bytes,
-                           uint64_t Len, uint32_t Queue, uint32_t Seq) {
-  return issue(MsgType::SubmitV, Pieces, Queue, Seq, Bytes, Len,
-               Len >= kBulkThreshold ? Lane::Bulk : Lane::Session);
+Ticket Connection::batch(const std::vector<Piece> &In, const void *InBytes,
+                         uint64_t InLen, uint16_t Kernel, const uint64_t *Args,
+                         size_t NumArgs, const std::vector<Piece> &Out,
+                         std::vector<HostRange> Into, uint32_t Queue,
+                         uint32_t Seq) {
+  BatchRef B{Args, NumArgs, In.data(), In.size(), Out.data(), Out.size()};
+  ReplyInto R{nullptr, 0, std::move(Into)};
+  return issue(MsgType::Batch, B, Queue, Seq, InBytes, InLen,
+               InLen >= kBulkThreshold ? Lane::Bulk : Lane::Session,
+               std::move(R), Kernel);
 }
 
 Ticket Connection::retrieve(void *Dst, uint64_t Src, uint64_t Size,
@@ -265,8 +273,10 @@ Ticket Connection::retrieve(void *Dst, uint64_t Src, uint64_t Size,
   Transfer X;
   X.DevicePtr = Src;
   X.Size = Size;
+  ReplyInto R{Dst, Size, {}};
   return issue(MsgType::Retrieve, X, Queue, Seq, nullptr, 0,
-               Size >= kBulkThreshold ? Lane::Bulk : Lane::Session, Dst, Size);
+               Size >= kBulkThreshold ? Lane::Bulk : Lane::Session,
+               std::move(R));
 }
 
 Ticket Connection::loadImage(const void *Image, uint64_t Size) {
@@ -278,7 +288,7 @@ Ticket Connection::loadImage(const void *Image, uint64_t Size) {
 Ticket Connection::run(uint16_t Kernel, const uint64_t *Args, size_t Count,
                        uint32_t Queue, uint32_t Seq) {
   return issue(MsgType::Run, RunArgs{Args, Count}, Queue, Seq, nullptr, 0,
-               Lane::Session, nullptr, 0, Kernel);
+               Lane::Session, {nullptr, 0, {}}, Kernel);
 }
 
 Ticket Connection::exchange(uint64_t Src, uint64_t Size, const ServerInfo &Dst,
@@ -377,23 +387,41 @@ bool Connection::onMessage(const uint8_t *Ctrl, size_t Len,
     return false;
   }
   T->Value = R.Value;
+  return landReplyBytes(T, Data);
+}
+
+bool Connection::landReplyBytes(const Ticket &T,
+                                const transport::BulkData &Data) {
+  uint64_t Expected = T->RetrieveLen;
+  if (T->Type == MsgType::Batch)
+    for (const HostRange &H : T->Scatter)
+      Expected += H.Size;
   if (!Data.Length) {
-    if (T->Type == MsgType::Retrieve && T->RetrieveLen)
-      completeOp(T, Status::error("retrieve reply carries no data"));
+    if (Expected)
+      completeOp(T, Status::error(
+                        format("%s reply carries no data", typeName(T->Type))));
     else
       completeOp(T, Status());
     return false;
   }
   void *Dst = nullptr;
-  if (T->Type == MsgType::Retrieve) {
-    if (Data.Length != T->RetrieveLen) {
-      completeOp(
-          T, Status::error(format("retrieve of %lu bytes answered with "
-                                  "%zu",
-                                  (unsigned long)T->RetrieveLen, Data.Length)));
+  if (T->Type == MsgType::Retrieve || T->Type == MsgType::Batch) {
+    if (Data.Length != Expected) {
+      completeOp(T,
+                 Status::error(format(
+                     "%s of %lu bytes answered with %zu",
+                     T->Type == MsgType::Batch ? "batch retrieve" : "retrieve",
+                     (unsigned long)Expected, Data.Length)));
       return false;
     }
-    Dst = T->RetrieveDst;
+    // A Batch's bytes are spread over several ranges: land them whole
+    // first unless they are at hand.
+    if (T->Type == MsgType::Retrieve) {
+      Dst = T->RetrieveDst;
+    } else if (Data.Rendezvous) {
+      T->Payload.resize(Data.Length);
+      Dst = T->Payload.data();
+    }
   } else if (T->Type == MsgType::LoadImage) {
     T->Payload.resize(Data.Length);
     Dst = T->Payload.data();
@@ -401,18 +429,31 @@ bool Connection::onMessage(const uint8_t *Ctrl, size_t Len,
     completeOp(T, Status::error("unexpected data in reply"));
     return false;
   }
+  auto Scatter = [](const Ticket &T, const uint8_t *Src) {
+    for (const HostRange &H : T->Scatter) {
+      std::memcpy(H.Dst, Src, H.Size);
+      Src += H.Size;
+    }
+  };
   if (!Data.Rendezvous) {
     // Eager bytes are at hand (UCX frees them when this returns): copy
     // them now rather than keep them for a trip through Deferred.
-    std::memcpy(Dst, Data.Desc, Data.Length);
+    if (T->Type == MsgType::Batch)
+      Scatter(T, static_cast<const uint8_t *>(Data.Desc));
+    else
+      std::memcpy(Dst, Data.Desc, Data.Length);
     completeOp(T, Status());
     return false;
   }
   // Fetch rendezvous bytes outside UCX's callback, straight into their
   // destination.
   transport::BulkData Copy = Data;
-  Deferred.push_back([this, T, Copy, Dst] {
-    W->receive(Copy, Dst, [this, T](const Status &S) { completeOp(T, S); });
+  Deferred.push_back([this, T, Copy, Dst, Scatter] {
+    W->receive(Copy, Dst, [this, T, Scatter](const Status &S) {
+      if (S.ok() && T->Type == MsgType::Batch)
+        Scatter(T, T->Payload.data());
+      completeOp(T, S);
+    });
   });
   return true;
 }
@@ -464,8 +505,7 @@ void Connection::checkHealth() {
   }
   if (Cfg.KernelTimeout > 0)
     for (const Ticket &T : Pending)
-      if (T->Type == MsgType::Run &&
-          secondsSince(T->Issued) > Cfg.KernelTimeout) {
+      if (T->RunsKernel && secondsSince(T->Issued) > Cfg.KernelTimeout) {
         failConnection(Status::error(format(
             "kernel did not finish within %.1f s (OMPDPU_KERNEL_TIMEOUT)",
             Cfg.KernelTimeout)));

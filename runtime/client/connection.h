@@ -39,6 +39,12 @@ struct ServerInfo {
   std::vector<uint8_t> SessionAddress;
 };
 
+/// Host memory a reply's bytes land in.
+struct HostRange {
+  void *Dst = nullptr;
+  uint64_t Size = 0;
+};
+
 /// One request in flight.
 struct PendingOp {
   uint32_t Id = 0; ///< RequestId on the wire
@@ -48,6 +54,9 @@ struct PendingOp {
   uint64_t Value = 0;
   void *RetrieveDst = nullptr; ///< where Retrieve's bytes land
   uint64_t RetrieveLen = 0;
+  /// Where a Batch reply's bytes land, in order.
+  std::vector<HostRange> Scatter;
+  bool RunsKernel = false;      ///< a Run, or a Batch that runs a kernel
   std::vector<uint8_t> Payload; ///< bulk data of a LoadImage reply
   std::chrono::steady_clock::time_point Issued;
 };
@@ -103,10 +112,14 @@ public:
   /// the ticket completes.
   Ticket submit(uint64_t Dst, const void *Src, uint64_t Size, uint32_t Queue,
                 uint32_t Seq);
-  /// Several small host -> device copies in one message; Bytes holds the
-  /// pieces back to back and must stay valid until the ticket completes.
-  Ticket submitV(const protocol::SubmitV &Pieces, const void *Bytes,
-                 uint64_t Len, uint32_t Queue, uint32_t Seq);
+  /// A queue's small operations in one message: copy In (its bytes back to
+  /// back in InBytes, valid until the ticket completes) to the device, run
+  /// Kernel (0: none) with Args, then copy Out back to the host ranges Into
+  /// (one per out piece, in order).
+  Ticket batch(const std::vector<protocol::Piece> &In, const void *InBytes,
+               uint64_t InLen, uint16_t Kernel, const uint64_t *Args,
+               size_t NumArgs, const std::vector<protocol::Piece> &Out,
+               std::vector<HostRange> Into, uint32_t Queue, uint32_t Seq);
   /// Copy Size bytes from device Src to host Dst (zero copy for large sizes).
   Ticket retrieve(void *Dst, uint64_t Src, uint64_t Size, uint32_t Queue,
                   uint32_t Seq);
@@ -136,11 +149,19 @@ private:
   Connection(const DeviceAddress &A, const ClientConfig &C);
   /// Which endpoint a request travels on.
   enum class Lane { Supervisor, Session, Bulk };
+  /// Where a request's reply lands and what else its ticket must know.
+  struct ReplyInto {
+    void *RetrieveDst;
+    uint64_t RetrieveLen;
+    std::vector<HostRange> Scatter;
+  };
   template <typename Body>
   Ticket issue(protocol::MsgType Type, const Body &B, uint32_t Queue,
                uint32_t Seq, const void *Data, uint64_t Len, Lane L,
-               void *RetrieveDst = nullptr, uint64_t RetrieveLen = 0,
-               uint16_t Operand = 0);
+               ReplyInto Into = {nullptr, 0, {}}, uint16_t Operand = 0);
+  /// Land a reply's bytes (Data) where T wants them; false when they are
+  /// not at hand yet (T completes later).
+  bool landReplyBytes(const Ticket &T, const transport::BulkData &Data);
   bool onMessage(const uint8_t *Ctrl, size_t Len,
                  const transport::BulkData &Data);
   void completeOp(const Ticket &T, const Status &S);

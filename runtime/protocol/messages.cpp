@@ -37,8 +37,8 @@ const char *typeName(MsgType T) {
     return "Bye";
   case MsgType::SessionExit:
     return "SessionExit";
-  case MsgType::SubmitV:
-    return "SubmitV";
+  case MsgType::Batch:
+    return "Batch";
   }
   return "Unknown";
 }
@@ -144,28 +144,40 @@ void Transfer::encode(Writer &W) const {
 }
 bool Transfer::decode(Reader &R) { return R.get(DevicePtr) && R.get(Size); }
 
-void SubmitV::encode(Writer &W) const {
-  W.put(static_cast<uint32_t>(Pieces.size()));
-  for (const Piece &P : Pieces) {
-    W.put(P.DevicePtr);
-    W.put(P.Size);
+void BatchRef::encode(Writer &W) const {
+  W.put(static_cast<uint32_t>(NumArgs));
+  for (size_t K = 0; K < NumArgs; ++K)
+    W.put(Args[K]);
+  for (auto [P, N] : {std::pair{In, NumIn}, std::pair{Out, NumOut}}) {
+    W.put(static_cast<uint32_t>(N));
+    for (size_t K = 0; K < N; ++K) {
+      W.put(P[K].DevicePtr);
+      W.put(P[K].Size);
+    }
   }
 }
-bool SubmitV::decode(Reader &R) {
-  uint32_t N = 0;
-  if (!R.get(N) || N > R.remaining() / 16)
-    return false;
-  Pieces.resize(N);
-  for (Piece &P : Pieces)
-    R.get(P.DevicePtr), R.get(P.Size);
-  return R.ok();
+
+bool BatchView::decode(Reader &R) {
+  // Each count is checked against the bytes left before it is used.
+  auto Array = [&R](size_t Width, size_t &N, const uint8_t *&At) {
+    uint32_t Count = 0;
+    if (!R.get(Count) || Count > R.remaining() / Width)
+      return false;
+    N = Count;
+    At = R.view(Width * N);
+    return At != nullptr;
+  };
+  return Array(8, NumArgs, ArgsAt) && Array(16, NumIn, InAt) &&
+         Array(16, NumOut, OutAt);
 }
-uint64_t SubmitV::totalBytes() const {
+
+uint64_t BatchView::total(const uint8_t *At, size_t N) {
   uint64_t Sum = 0;
-  for (const Piece &P : Pieces) {
-    if (Sum + P.Size < Sum)
-      return ~0ull; // cannot match any real data length
-    Sum += P.Size;
+  for (size_t K = 0; K < N; ++K) {
+    uint64_t Size = piece(At, K).Size;
+    if (Sum + Size < Sum)
+      return ~0ull;
+    Sum += Size;
   }
   return Sum;
 }

@@ -23,7 +23,7 @@ namespace ompdpu::protocol {
 /// "OD" in little-endian byte order.
 constexpr uint16_t kMagic = 0x444f;
 /// The protocol version this build speaks.
-constexpr uint16_t kVersion = 3;
+constexpr uint16_t kVersion = 4;
 /// The active-message id of frames that may carry bulk data (the frame is
 /// the message's header, the bulk data its data).
 constexpr unsigned kAmId = 7;
@@ -56,8 +56,8 @@ enum class MsgType : uint8_t {
   Ping,        ///< liveness check; answered with an empty Reply
   Bye,         ///< orderly disconnect
   SessionExit, ///< supervisor -> client: the session process ended
-  SubmitV,     ///< several small host -> device copies in one message
-  Last = SubmitV
+  Batch,       ///< a queue's small copies in, kernel run and copies out
+  Last = Batch
 };
 
 /// Printable name of a message type ("Submit").
@@ -153,17 +153,58 @@ struct Transfer {
   bool decode(Reader &R);
 };
 
-/// Small submits coalesced: the bulk data is their bytes, back to back.
-struct SubmitV {
-  struct Piece {
-    uint64_t DevicePtr = 0;
-    uint64_t Size = 0;
-  };
-  std::vector<Piece> Pieces;
+/// A range of device memory a Batch copies into or out of.
+struct Piece {
+  uint64_t DevicePtr = 0;
+  uint64_t Size = 0;
+};
+
+/// What one queue does between two round trips, as one message: copy small
+/// host bytes into device memory, run a kernel, copy small device ranges
+/// back. Body: `u32 nArgs, u64 args[nArgs], u32 nIn, Piece in[nIn], u32 nOut,
+/// Piece out[nOut]`; the kernel is the header's Operand (0: none). The bulk
+/// data holds the bytes of the in pieces back to back, the reply's bulk data
+/// those of the out pieces. A target region with small maps is then one
+/// request and one reply, like an empty region.
+///
+/// Encoded from the caller's arrays (the client builds no message object).
+struct BatchRef {
+  const uint64_t *Args = nullptr;
+  size_t NumArgs = 0;
+  const Piece *In = nullptr;
+  size_t NumIn = 0;
+  const Piece *Out = nullptr;
+  size_t NumOut = 0;
   void encode(Writer &W) const;
+};
+
+/// A decoded Batch body: views into the frame, no allocation.
+class BatchView {
+public:
   bool decode(Reader &R);
-  /// Sum of the pieces' sizes (0 on overflow-free check failure: see cpp).
-  uint64_t totalBytes() const;
+  size_t numArgs() const { return NumArgs; }
+  size_t numIn() const { return NumIn; }
+  size_t numOut() const { return NumOut; }
+  uint64_t arg(size_t K) const { return load(ArgsAt + 8 * K); }
+  Piece in(size_t K) const { return piece(InAt, K); }
+  Piece out(size_t K) const { return piece(OutAt, K); }
+  /// Sum of the in (out) pieces' sizes; ~0 when it overflows, which no
+  /// data length can match.
+  uint64_t inBytes() const { return total(InAt, NumIn); }
+  uint64_t outBytes() const { return total(OutAt, NumOut); }
+
+private:
+  static uint64_t load(const uint8_t *P) {
+    uint64_t V;
+    std::memcpy(&V, P, 8);
+    return V;
+  }
+  static Piece piece(const uint8_t *At, size_t K) {
+    return {load(At + 16 * K), load(At + 16 * K + 8)};
+  }
+  static uint64_t total(const uint8_t *At, size_t N);
+  const uint8_t *ArgsAt = nullptr, *InAt = nullptr, *OutAt = nullptr;
+  size_t NumArgs = 0, NumIn = 0, NumOut = 0;
 };
 
 struct LoadImage {

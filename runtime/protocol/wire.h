@@ -87,6 +87,9 @@ public:
     B.assign(Cur - N, Cur);
     return true;
   }
+  /// Skip N bytes, returning where they start (null, and a poisoned
+  /// reader, if fewer remain): for arrays read in place.
+  const uint8_t *view(size_t N) { return take(N) ? Cur - N : nullptr; }
   /// True when every read so far succeeded.
   bool ok() const { return !Failed; }
   /// True when every read succeeded and no byte is left over.

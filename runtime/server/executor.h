@@ -34,12 +34,14 @@ struct KernelInfo {
 };
 
 /// A kernel call: the kernel, pointer-sized arguments, and whom to answer
-/// when it returns (the Run request's header and sender).
+/// when it returns (the Run or Batch request's header and sender), with the
+/// bytes of which device ranges (a Batch's out pieces).
 struct KernelJob {
   KernelInfo *Kernel = nullptr; ///< owned by the session's kernel table
   std::vector<uint64_t> Args;
   protocol::Header Request;
   void *From = nullptr;
+  std::vector<protocol::Piece> Out;
 };
 
 /// Call Entry with every argument passed as a pointer, as LLVM's host plugin

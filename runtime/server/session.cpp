@@ -38,6 +38,8 @@ namespace {
 constexpr uint64_t kMmapThreshold = 1 << 20;
 /// Largest device image accepted.
 constexpr uint64_t kMaxImageSize = 1ull << 30;
+/// Largest total of a Batch's out pieces: they return in one reply.
+constexpr uint64_t kMaxBatchOut = 1 << 20;
 
 /// Transparent huge pages make large zero-copy transfers (cma copies page by
 /// page) and kernels' memory accesses cheaper.
@@ -167,12 +169,24 @@ private:
   void doFree(const Request &R);
   void doSubmit(const Request &R, bool FromPeer);
   void doRetrieve(const Request &R);
-  void doSubmitV(const Request &R);
+  void doBatch(const Request &R, bool FromIntake);
+  /// Why a Batch cannot be carried out (Code kOk: it can). Every piece is
+  /// checked before any byte is written.
+  Reply vetBatch(uint16_t Kernel, const BatchView &B, size_t DataLen);
+  /// A Batch whose in bytes are in place: run its kernel, if any, then
+  /// answer with its out bytes.
+  void runBatch(const Header &H, Peer From, const BatchView &B,
+                bool FromIntake);
+  /// Answer a request with the bytes of Out, back to back.
+  void answerWith(const Header &H, Peer From, const std::vector<Piece> &Out);
   void doLoad(const Request &R);
   void doRun(const Request &R, bool FromIntake);
   void doExchange(const Request &R);
   /// Answer a finished kernel's Run request (from any thread).
   void kernelDone(const KernelJob &Job, bool OnLoopThread);
+  /// Out pieces are gathered here for their reply; a new buffer is made
+  /// only while UCX still reads the last one.
+  std::shared_ptr<std::vector<uint8_t>> GatherBuf;
   void onPeerReply(const Header &H, Reader &Body);
   void onPeerError(Peer P, const Status &S);
   void runOnLoop(std::function<void()> F);
@@ -420,8 +434,8 @@ void Session::start(const Request &R, bool FromIntake) {
     return doSubmit(R, false);
   case MsgType::Retrieve:
     return doRetrieve(R);
-  case MsgType::SubmitV:
-    return doSubmitV(R);
+  case MsgType::Batch:
+    return doBatch(R, FromIntake);
   case MsgType::LoadImage:
     return doLoad(R);
   case MsgType::Run:
@@ -516,47 +530,128 @@ void Session::doSubmit(const Request &R, bool FromPeer) {
              });
 }
 
-void Session::doSubmitV(const Request &R) {
-  SubmitV V;
-  Reader Rd(R.Body.data(), R.Body.size());
-  if (!decodeBody(Rd, V).ok())
-    return fail(R, kErrInvalid, "malformed SubmitV");
-  uint64_t Total = V.totalBytes();
-  if (Total != R.Data.Length)
-    return fail(R, kErrInvalid,
-                format("coalesced submit of %lu bytes carries %zu bytes",
-                       (unsigned long)Total, R.Data.Length));
-  // Check every piece before writing any.
-  for (const SubmitV::Piece &P : V.Pieces)
-    if (Status S = Table.check(P.DevicePtr, P.Size); !S.ok())
-      return fail(R, kErrInvalid, "submit rejected: " + S.message());
-  auto Scatter = [V](const uint8_t *Src) {
-    for (const SubmitV::Piece &P : V.Pieces) {
-      std::memcpy(reinterpret_cast<void *>(P.DevicePtr), Src, P.Size);
-      Src += P.Size;
-    }
+Reply Session::vetBatch(uint16_t Kernel, const BatchView &B, size_t DataLen) {
+  Reply Why;
+  auto Reject = [&Why](int32_t Code, std::string Message) {
+    Why.Code = Code;
+    Why.Message = std::move(Message);
+    return Why;
   };
+  if (Kernel && !kernelOf(Kernel))
+    return Reject(
+        kErrNotFound,
+        format("kernel handle %u is not a kernel of a loaded image", Kernel));
+  if (B.inBytes() != DataLen)
+    return Reject(kErrInvalid,
+                  format("batch of %lu bytes of submits carries %zu bytes",
+                         (unsigned long)B.inBytes(), DataLen));
+  if (B.outBytes() > kMaxBatchOut)
+    return Reject(kErrInvalid,
+                  format("batch asks for %lu bytes back, at most %lu",
+                         (unsigned long)B.outBytes(),
+                         (unsigned long)kMaxBatchOut));
+  for (size_t K = 0; K < B.numIn(); ++K)
+    if (Status S = Table.check(B.in(K).DevicePtr, B.in(K).Size); !S.ok())
+      return Reject(kErrInvalid, "submit rejected: " + S.message());
+  for (size_t K = 0; K < B.numOut(); ++K)
+    if (Status S = Table.check(B.out(K).DevicePtr, B.out(K).Size); !S.ok())
+      return Reject(kErrInvalid, "retrieve rejected: " + S.message());
+  return Why;
+}
+
+namespace {
+/// Copy a Batch's in bytes (back to back at Src) to their device ranges.
+void scatterIn(const BatchView &B, const uint8_t *Src) {
+  for (size_t K = 0; K < B.numIn(); ++K) {
+    Piece P = B.in(K);
+    std::memcpy(reinterpret_cast<void *>(P.DevicePtr), Src, P.Size);
+    Src += P.Size;
+  }
+}
+} // namespace
+
+void Session::doBatch(const Request &R, bool FromIntake) {
+  BatchView B;
+  Reader Rd(R.Body.data(), R.Body.size());
+  if (!decodeBody(Rd, B).ok())
+    return fail(R, kErrInvalid, "malformed Batch");
+  if (Reply Why = vetBatch(R.H.Operand, B, R.Data.Length); Why.Code != kOk)
+    return fail(R, Why.Code, Why.Message);
   if (!R.Data.Rendezvous) {
     // Eager bytes: scatter straight from UCX's buffer.
-    if (Total)
-      Scatter(static_cast<const uint8_t *>(R.Data.Desc));
-    W->release(R.Data);
-    return complete(R, Reply());
+    if (Data(R)) {
+      scatterIn(B, static_cast<const uint8_t *>(R.Data.Desc));
+      W->release(R.Data);
+    }
+    return runBatch(R.H, R.From, B, FromIntake);
   }
-  auto Staging = std::make_shared<std::vector<uint8_t>>(Total);
+  auto Staging = std::make_shared<std::vector<uint8_t>>(R.Data.Length);
   Request Copy = R;
   Copy.Data = BulkData(); // consumed by receive()
-  W->receive(R.Data, Staging->data(),
-             [this, Copy, Scatter, Staging](const Status &S) {
-               Reply Rep;
-               if (!S.ok()) {
-                 Rep.Code = kErrInternal;
-                 Rep.Message = S.message();
-               } else {
-                 Scatter(Staging->data());
-               }
-               complete(Copy, Rep);
-             });
+  W->receive(R.Data, Staging->data(), [this, Copy, Staging](const Status &S) {
+    if (!S.ok())
+      return fail(Copy, kErrInternal, "batch transfer failed: " + S.message());
+    BatchView B;
+    Reader Rd(Copy.Body.data(), Copy.Body.size());
+    decodeBody(Rd, B); // decoded before: cannot fail
+    // Checked again: memory may have been freed while the bytes travelled.
+    if (Reply Why = vetBatch(Copy.H.Operand, B, Staging->size());
+        Why.Code != kOk)
+      return fail(Copy, Why.Code, Why.Message);
+    scatterIn(B, Staging->data());
+    runBatch(Copy.H, Copy.From, B, /*FromIntake=*/false);
+  });
+}
+
+void Session::runBatch(const Header &H, Peer From, const BatchView &B,
+                       bool FromIntake) {
+  std::vector<Piece> Out(B.numOut());
+  for (size_t K = 0; K < Out.size(); ++K)
+    Out[K] = B.out(K);
+  KernelInfo *Kernel = kernelOf(H.Operand);
+  if (!Kernel)
+    return answerWith(H, From, Out);
+  KernelJob Job;
+  Job.Kernel = Kernel;
+  Job.Args.resize(B.numArgs());
+  for (size_t K = 0; K < Job.Args.size(); ++K)
+    Job.Args[K] = B.arg(K);
+  Job.Request = H;
+  Job.From = From;
+  Job.Out = std::move(Out);
+  // As in doRun: a short kernel that arrives in its turn runs at once.
+  if (FromIntake && runsInline(*Job.Kernel))
+    return runInline(Job);
+  ReadyKernels.push(std::move(Job));
+}
+
+void Session::answerWith(const Header &H, Peer From,
+                         const std::vector<Piece> &Out) {
+  if (Out.empty())
+    return complete(H, From, Reply());
+  // Checked again: another queue may have freed a range while a long kernel
+  // ran.
+  uint64_t Total = 0;
+  for (const Piece &P : Out) {
+    if (Status S = Table.check(P.DevicePtr, P.Size); !S.ok()) {
+      Reply Rep;
+      Rep.Code = kErrInvalid;
+      Rep.Message = "retrieve rejected: " + S.message();
+      return complete(H, From, Rep);
+    }
+    Total += P.Size;
+  }
+  if (!GatherBuf || GatherBuf.use_count() > 1)
+    GatherBuf = std::make_shared<std::vector<uint8_t>>();
+  GatherBuf->resize(Total);
+  uint8_t *Dst = GatherBuf->data();
+  for (const Piece &P : Out) {
+    std::memcpy(Dst, reinterpret_cast<const void *>(P.DevicePtr), P.Size);
+    Dst += P.Size;
+  }
+  Reply Rep;
+  Rep.Value = Total;
+  complete(H, From, Rep, GatherBuf->data(), Total, GatherBuf);
 }
 
 void Session::doRetrieve(const Request &R) {
@@ -644,12 +739,13 @@ void Session::doRun(const Request &R, bool FromIntake) {
 }
 
 void Session::kernelDone(const KernelJob &Job, bool OnLoopThread) {
-  // The reply needs the header and the sender only, not the body.
+  // The reply needs the header, the sender and the out pieces, not the
+  // body.
   if (OnLoopThread)
-    complete(Job.Request, Job.From, Reply());
+    answerWith(Job.Request, Job.From, Job.Out);
   else
-    runOnLoop([this, H = Job.Request, From = Job.From] {
-      complete(H, From, Reply());
+    runOnLoop([this, H = Job.Request, From = Job.From, Out = Job.Out] {
+      answerWith(H, From, Out);
     });
 }
 

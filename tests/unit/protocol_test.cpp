@@ -73,6 +73,61 @@ TEST(Protocol, RunCarriesArguments) {
   EXPECT_EQ(frame(H, RunArgs{R.Args.data(), R.Args.size()}), frame(H, R));
 }
 
+TEST(Protocol, BatchCarriesArgumentsAndPieces) {
+  const uint64_t Args[] = {10, 0xffffffffffffffffull};
+  const Piece In[] = {{0x1000, 64}, {0x2000, 8}};
+  const Piece Out[] = {{0x3000, 4}};
+  Header H;
+  H.Type = MsgType::Batch;
+  H.Operand = 3;
+  std::vector<uint8_t> F = frame(H, BatchRef{Args, 2, In, 2, Out, 1});
+  // Counts, arguments and pieces: 3*4 + 2*8 + 3*16 bytes.
+  EXPECT_EQ(F.size(), kHeaderSize + 12 + 16 + 48);
+  Header Back;
+  Reader R;
+  ASSERT_TRUE(parseFrame(F.data(), F.size(), Back, R).ok());
+  EXPECT_EQ(Back.Operand, 3);
+  BatchView B;
+  ASSERT_TRUE(decodeBody(R, B).ok());
+  ASSERT_EQ(B.numArgs(), 2u);
+  EXPECT_EQ(B.arg(1), Args[1]);
+  ASSERT_EQ(B.numIn(), 2u);
+  EXPECT_EQ(B.in(1).DevicePtr, 0x2000u);
+  EXPECT_EQ(B.inBytes(), 72u);
+  ASSERT_EQ(B.numOut(), 1u);
+  EXPECT_EQ(B.out(0).Size, 4u);
+  EXPECT_EQ(B.outBytes(), 4u);
+}
+
+TEST(Protocol, BatchOfWrongShapeIsRejected) {
+  const Piece Huge[] = {{0x1000, ~0ull}, {0x2000, 2}};
+  Header H;
+  H.Type = MsgType::Batch;
+  std::vector<uint8_t> F = frame(H, BatchRef{nullptr, 0, Huge, 2, nullptr, 0});
+  Header Back;
+  Reader R;
+  ASSERT_TRUE(parseFrame(F.data(), F.size(), Back, R).ok());
+  BatchView B;
+  ASSERT_TRUE(decodeBody(R, B).ok());
+  EXPECT_EQ(B.inBytes(), ~0ull) << "an overflowing total matches no data";
+  // Each truncation, and one byte too many, is refused.
+  for (size_t Cut = kHeaderSize; Cut <= F.size() + 1; ++Cut) {
+    std::vector<uint8_t> G(F.begin(), F.begin() + std::min(Cut, F.size()));
+    if (Cut > F.size())
+      G.push_back(0);
+    ASSERT_TRUE(parseFrame(G.data(), G.size(), Back, R).ok());
+    BatchView V;
+    EXPECT_EQ(decodeBody(R, V).ok(), Cut == F.size()) << Cut;
+  }
+  // A count far beyond the body.
+  Writer W;
+  W.put<uint32_t>(0);
+  W.put<uint32_t>(0x10000000);
+  Reader RC(W.bytes().data(), W.bytes().size());
+  BatchView V;
+  EXPECT_FALSE(decodeBody(RC, V).ok());
+}
+
 TEST(Protocol, ReusedFrameBuffersHoldExactlyTheLastFrame) {
   // frameInto writes into storage sized ahead of what it writes: a short
   // frame after a long one must not keep the long one's tail.

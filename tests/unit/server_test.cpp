@@ -198,6 +198,78 @@ TEST_F(ServerTest, RunsWaitForTheOperationsAheadOfThem) {
   }
 }
 
+// A Batch copies its in bytes to the device, runs its kernel and answers
+// with its out bytes, in one request; a bad piece is refused before any
+// byte is written, and the session keeps serving.
+TEST_F(ServerTest, BatchCopiesInRunsAndAnswersWithTheOutBytes) {
+  auto C = connect();
+  ASSERT_TRUE(C);
+  std::ifstream F(OMPDPU_TEST_IMAGE, std::ios::binary);
+  std::vector<uint8_t> Img((std::istreambuf_iterator<char>(F)), {});
+  client::Ticket L = C->loadImage(Img.data(), Img.size());
+  ASSERT_TRUE(C->wait(L).ok()) << L->Result.message();
+  std::vector<EntryInfo> Entries;
+  ASSERT_TRUE(
+      decodeEntries(L->Payload.data(), L->Payload.size(), Entries).ok());
+  uint16_t Copy = 0;
+  for (const EntryInfo &E : Entries)
+    if (E.Name == "fixture_copy")
+      Copy = E.Kernel;
+  ASSERT_NE(Copy, 0);
+  client::Ticket Src = C->alloc(64, 0), Dst = C->alloc(8, 0);
+  ASSERT_TRUE(C->wait(Src).ok());
+  ASSERT_TRUE(C->wait(Dst).ok());
+  uint64_t S = Src->Value, D = Dst->Value;
+  // In: 16 bytes at Src+0 and 8 at Src+40; the kernel copies Src+40 to Dst;
+  // out: Dst, then Src+0's 16 bytes.
+  std::vector<Piece> In = {{S, 16}, {S + 40, 8}}, Out = {{D, 8}, {S, 16}};
+  uint64_t InBytes[3] = {0x1111, 0x2222, 0xabcdef};
+  const uint64_t Args[2] = {D, S + 40};
+  uint64_t Got = 0, Back[2] = {0, 0};
+  auto Into = [&] {
+    return std::vector<client::HostRange>{{&Got, 8}, {Back, 16}};
+  };
+  uint32_t Seq = 0;
+  client::Ticket T =
+      C->batch(In, InBytes, 24, Copy, Args, 2, Out, Into(), 5, Seq++);
+  ASSERT_EQ(errorOf(*C, T), "");
+  EXPECT_EQ(Got, 0xabcdefu);
+  EXPECT_EQ(Back[0], 0x1111u);
+  EXPECT_EQ(Back[1], 0x2222u);
+  // Without a kernel: copies in and out only.
+  InBytes[0] = 0x3333;
+  T = C->batch({{S, 8}}, InBytes, 8, 0, nullptr, 0, {{S, 8}}, {{&Got, 8}}, 5,
+               Seq++);
+  ASSERT_EQ(errorOf(*C, T), "");
+  EXPECT_EQ(Got, 0x3333u);
+  // Refused, each with its reason; nothing is written.
+  std::vector<Piece> PastEnd = {{S, 8}, {S + 60, 8}};
+  EXPECT_NE(errorOf(*C, C->batch(PastEnd, InBytes, 16, 0, nullptr, 0, {}, {}, 5,
+                                 Seq++))
+                .find("submit rejected"),
+            std::string::npos);
+  EXPECT_NE(errorOf(*C, C->batch({}, nullptr, 0, Copy, Args, 2, {{D + 64, 8}},
+                                 {{&Got, 8}}, 5, Seq++))
+                .find("retrieve rejected"),
+            std::string::npos);
+  EXPECT_NE(errorOf(*C, C->batch({{S, 8}}, InBytes, 4, 0, nullptr, 0, {}, {}, 5,
+                                 Seq++))
+                .find("carries 4 bytes"),
+            std::string::npos);
+  EXPECT_NE(
+      errorOf(*C, C->batch({}, nullptr, 0, 999, Args, 2, {}, {}, 5, Seq++))
+          .find("not a kernel"),
+      std::string::npos);
+  EXPECT_NE(errorOf(*C, C->batch({}, nullptr, 0, 0, nullptr, 0,
+                                 {{S, 8}, {S, 1ull << 21}}, {}, 5, Seq++))
+                .find("at most"),
+            std::string::npos);
+  // Still serving, and the refused submit wrote nothing at Src.
+  T = C->batch({}, nullptr, 0, 0, nullptr, 0, {{S, 8}}, {{&Got, 8}}, 5, Seq++);
+  ASSERT_EQ(errorOf(*C, T), "");
+  EXPECT_EQ(Got, 0x3333u);
+}
+
 TEST_F(ServerTest, ProtocolVersionMismatchIsRefusedClearly) {
   auto W = transport::Worker::create();
   ASSERT_TRUE(W);
