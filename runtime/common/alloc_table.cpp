@@ -37,18 +37,24 @@ Expected<uint64_t> AllocTable::erase(uint64_t Ptr) {
   uint64_t Size = It->second.Size;
   HeapBytes -= Size;
   Ranges.erase(It);
+  HitStart = HitEnd = 0;
   return Size;
 }
 
 Status AllocTable::check(uint64_t Ptr, uint64_t Size) const {
   if (Ptr + Size < Ptr)
     return Status::error("range wraps around the address space");
+  if (Ptr >= HitStart && Ptr < HitEnd && Ptr + Size <= HitEnd)
+    return Status();
   auto It = Ranges.upper_bound(Ptr);
   if (It != Ranges.begin()) {
     --It;
     uint64_t End = It->first + It->second.Size;
-    if (Ptr >= It->first && Ptr + Size <= End)
+    if (Ptr >= It->first && Ptr + Size <= End) {
+      HitStart = It->first;
+      HitEnd = End;
       return Status();
+    }
     if (Ptr >= It->first && Ptr < End)
       return Status::error(format(
           "range 0x%lx+%lu runs past the end of its allocation 0x%lx+%lu",

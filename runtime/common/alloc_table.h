@@ -38,6 +38,11 @@ private:
   };
   std::map<uint64_t, Range> Ranges; // keyed by start address
   uint64_t HeapBytes = 0;
+  /// The range the last successful check() found: the pieces of one
+  /// request mostly lie in one range (the plugin sub-allocates small
+  /// blocks from large ones), so most checks need no tree walk. Emptied
+  /// when a range goes.
+  mutable uint64_t HitStart = 0, HitEnd = 0;
 };
 
 } // namespace ompdpu

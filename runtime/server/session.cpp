@@ -177,8 +177,15 @@ private:
   /// answer with its out bytes.
   void runBatch(const Header &H, Peer From, const BatchView &B,
                 bool FromIntake);
-  /// Answer a request with the bytes of Out, back to back.
-  void answerWith(const Header &H, Peer From, const std::vector<Piece> &Out);
+  /// Answer a request with the bytes of Out (a vector of pieces or a
+  /// BatchView's OutPieces), back to back.
+  template <typename PieceList>
+  void answerWith(const Header &H, Peer From, const PieceList &Out);
+  /// A Batch in its turn whose kernel, if any, is short is carried out and
+  /// answered from the message callback, as runNow() does for a Run. False
+  /// when it must take the usual way (which also reports its errors).
+  bool batchNow(const Header &H, Peer From, const uint8_t *Body, size_t Len,
+                const BulkData &Data);
   void doLoad(const Request &R);
   void doRun(const Request &R, bool FromIntake);
   void doExchange(const Request &R);
@@ -311,6 +318,9 @@ bool Session::onMessage(const uint8_t *Ctrl, size_t Len, const BulkData &Data,
   if (H.Type == MsgType::Run &&
       runNow(H, From, Ctrl + kHeaderSize, Len - kHeaderSize))
     return false;
+  if (H.Type == MsgType::Batch &&
+      batchNow(H, From, Ctrl + kHeaderSize, Len - kHeaderSize, Data))
+    return false; // its bytes are read: UCX may free them
   Request R;
   R.H = H;
   R.From = From;
@@ -560,6 +570,13 @@ Reply Session::vetBatch(uint16_t Kernel, const BatchView &B, size_t DataLen) {
 }
 
 namespace {
+/// A Batch's out pieces, read in place.
+struct OutPieces {
+  const BatchView &B;
+  size_t size() const { return B.numOut(); }
+  Piece operator[](size_t K) const { return B.out(K); }
+};
+
 /// Copy a Batch's in bytes (back to back at Src) to their device ranges.
 void scatterIn(const BatchView &B, const uint8_t *Src) {
   for (size_t K = 0; K < B.numIn(); ++K) {
@@ -605,12 +622,12 @@ void Session::doBatch(const Request &R, bool FromIntake) {
 
 void Session::runBatch(const Header &H, Peer From, const BatchView &B,
                        bool FromIntake) {
+  KernelInfo *Kernel = kernelOf(H.Operand);
+  if (!Kernel)
+    return answerWith(H, From, OutPieces{B});
   std::vector<Piece> Out(B.numOut());
   for (size_t K = 0; K < Out.size(); ++K)
     Out[K] = B.out(K);
-  KernelInfo *Kernel = kernelOf(H.Operand);
-  if (!Kernel)
-    return answerWith(H, From, Out);
   KernelJob Job;
   Job.Kernel = Kernel;
   Job.Args.resize(B.numArgs());
@@ -625,14 +642,15 @@ void Session::runBatch(const Header &H, Peer From, const BatchView &B,
   ReadyKernels.push(std::move(Job));
 }
 
-void Session::answerWith(const Header &H, Peer From,
-                         const std::vector<Piece> &Out) {
-  if (Out.empty())
+template <typename PieceList>
+void Session::answerWith(const Header &H, Peer From, const PieceList &Out) {
+  if (Out.size() == 0)
     return complete(H, From, Reply());
   // Checked again: another queue may have freed a range while a long kernel
   // ran.
   uint64_t Total = 0;
-  for (const Piece &P : Out) {
+  for (size_t K = 0; K < Out.size(); ++K) {
+    Piece P = Out[K];
     if (Status S = Table.check(P.DevicePtr, P.Size); !S.ok()) {
       Reply Rep;
       Rep.Code = kErrInvalid;
@@ -645,7 +663,8 @@ void Session::answerWith(const Header &H, Peer From,
     GatherBuf = std::make_shared<std::vector<uint8_t>>();
   GatherBuf->resize(Total);
   uint8_t *Dst = GatherBuf->data();
-  for (const Piece &P : Out) {
+  for (size_t K = 0; K < Out.size(); ++K) {
+    Piece P = Out[K];
     std::memcpy(Dst, reinterpret_cast<const void *>(P.DevicePtr), P.Size);
     Dst += P.Size;
   }
@@ -904,6 +923,34 @@ bool Session::runNow(const Header &H, Peer From, const uint8_t *Body,
   std::memcpy(Args, Body, Len);
   callShort(*K, Args, Len / 8);
   complete(H, From, Reply());
+  return true;
+}
+
+bool Session::batchNow(const Header &H, Peer From, const uint8_t *Body,
+                       size_t Len, const BulkData &Data) {
+  KernelInfo *K = H.Operand ? kernelOf(H.Operand) : nullptr;
+  if (!Incoming.empty() || (H.Operand && (!K || !runsInline(*K))) ||
+      Data.Rendezvous || !From || !ClientPeers.contains(From))
+    return false;
+  if (H.Queue) {
+    const QueueState &Q = queueState(H.Queue);
+    if (!Q.inTurn(H.Seq) || !Q.Waiting.empty())
+      return false;
+  }
+  BatchView B;
+  Reader Rd(Body, Len);
+  if (!decodeBody(Rd, B).ok() || B.numArgs() > kRunNowArgs ||
+      vetBatch(H.Operand, B, Data.Length).Code != kOk)
+    return false;
+  if (Data.Length)
+    scatterIn(B, static_cast<const uint8_t *>(Data.Desc));
+  if (K) {
+    uint64_t Args[kRunNowArgs];
+    for (size_t I = 0; I < B.numArgs(); ++I)
+      Args[I] = B.arg(I);
+    callShort(*K, Args, B.numArgs());
+  }
+  answerWith(H, From, OutPieces{B});
   return true;
 }
 

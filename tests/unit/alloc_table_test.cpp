@@ -19,6 +19,20 @@ TEST(AllocTable, ChecksRangesInsideAllocations) {
   EXPECT_FALSE(T.check(1050, ~0ull).ok()) << "wraps around";
 }
 
+TEST(AllocTable, ChecksAfterEraseSeeTheRangeGone) {
+  AllocTable T;
+  ASSERT_TRUE(T.insert(1000, 100).ok());
+  ASSERT_TRUE(T.insert(2000, 100).ok());
+  EXPECT_TRUE(T.check(1010, 8).ok());
+  EXPECT_TRUE(T.check(1020, 8).ok()) << "same range again";
+  EXPECT_FALSE(T.check(1095, 8).ok()) << "past the end of the same range";
+  ASSERT_TRUE(T.erase(1000));
+  EXPECT_FALSE(T.check(1020, 8).ok()) << "the range checked last is gone";
+  EXPECT_TRUE(T.check(2000, 8).ok());
+  AllocTable Empty;
+  EXPECT_FALSE(Empty.check(0, 0).ok());
+}
+
 TEST(AllocTable, RejectsOverlapsAndTracksBytes) {
   AllocTable T;
   ASSERT_TRUE(T.insert(1000, 100).ok());
