@@ -64,6 +64,7 @@ void DpuDevice::flushBatch(AsyncQueue &Q) {
   AsyncQueue::PendingBatch &B = Q.Batch;
   if (B.empty())
     return;
+  bool RanKernel = B.Kernel && !(B.In.empty() && B.Out.empty());
   if (B.Kernel && B.Out.empty() && Q.Launched &&
       Q.Launched->ResultsFollow.load(std::memory_order_relaxed))
     // It waited for results that did not come: the next one will not.
@@ -93,10 +94,22 @@ void DpuDevice::flushBatch(AsyncQueue &Q) {
   B.Into.clear();
   if (Q.PendingEvents.empty())
     return;
-  auto Before = snapshot(Q);
+  // Events recorded before the kernel joined (libomptarget records them
+  // right after a new mapping's copy) wait for the Batch's bytes only, not
+  // for its kernel: another thread that maps the same data must not wait
+  // for this region to end.
+  std::shared_ptr<const Horizon> BeforeKernel;
+  if (RanKernel) {
+    auto H = std::make_shared<Horizon>();
+    H->Done.assign(Q.InFlight.begin(), Q.InFlight.end() - 1);
+    H->Partial = Q.InFlight.back();
+    H->Queue = Q.Id;
+    H->Seq = Q.NextSeq - 1;
+    BeforeKernel = std::move(H);
+  }
   for (Event *E : Q.PendingEvents) {
     std::lock_guard<std::mutex> L(E->M);
-    E->Before = Before;
+    E->Before = BeforeKernel && !E->AfterKernel ? BeforeKernel : snapshot(Q);
     E->Pending = false;
     E->Resolved.notify_all();
   }
@@ -108,9 +121,12 @@ void DpuDevice::track(AsyncQueue &Q, Ticket T) {
   Q.Snapshot.reset();
 }
 
-std::shared_ptr<const std::vector<Ticket>> DpuDevice::snapshot(AsyncQueue &Q) {
-  if (!Q.Snapshot)
-    Q.Snapshot = std::make_shared<const std::vector<Ticket>>(Q.InFlight);
+std::shared_ptr<const Horizon> DpuDevice::snapshot(AsyncQueue &Q) {
+  if (!Q.Snapshot) {
+    auto H = std::make_shared<Horizon>();
+    H->Done = Q.InFlight;
+    Q.Snapshot = std::move(H);
+  }
   return Q.Snapshot;
 }
 
@@ -353,13 +369,14 @@ Status DpuDevice::recordEvent(Event *E, __tgt_async_info *Async) {
     // Resolved (by the thread that owns the queue) when the batch leaves,
     // at its next operation that cannot join it or at synchronize.
     E->Pending = true;
+    E->AfterKernel = Q->Batch.Kernel != 0;
     Q->PendingEvents.push_back(E);
   }
   return Status();
 }
 
 Status DpuDevice::waitEvent(Event *E, __tgt_async_info *Async) {
-  std::shared_ptr<const std::vector<Ticket>> Before;
+  std::shared_ptr<const Horizon> Before;
   {
     std::unique_lock<std::mutex> L(E->M);
     // Operations of one queue already run in order: nothing to wait for.
@@ -380,9 +397,17 @@ Status DpuDevice::waitEvent(Event *E, __tgt_async_info *Async) {
   }
   if (!Before)
     return Status();
-  for (const Ticket &T : *Before)
+  for (const Ticket &T : Before->Done)
     if (Status S = Conn->wait(T); !S.ok())
       return S;
+  if (const Ticket &P = Before->Partial) {
+    if (!P->Done.load(std::memory_order_acquire))
+      if (Status S = Conn->wait(Conn->landed(Before->Queue, Before->Seq));
+          !S.ok())
+        return S;
+    if (P->Done.load(std::memory_order_acquire) && !P->Result.ok())
+      return P->Result;
+  }
   return Status();
 }
 

@@ -26,6 +26,16 @@ namespace ompdpu::plugin {
 /// runs them in Seq order.
 struct Event;
 
+/// What an event waits for: the operations of its queue issued before it.
+struct Horizon {
+  std::vector<client::Ticket> Done; ///< must have finished
+  /// The Batch the event was recorded in, when that Batch runs a kernel:
+  /// the event follows the Batch's copies but precedes its kernel, so only
+  /// its bytes must be in place (asked of the server with Landed).
+  client::Ticket Partial;
+  uint32_t Queue = 0, Seq = 0; ///< Partial's queue and sequence number
+};
+
 /// What the target table holds as a kernel's address: libomptarget only
 /// hands it back to launch(), which then needs no lookup.
 struct KernelRecord {
@@ -45,7 +55,7 @@ struct AsyncQueue {
   std::vector<client::Ticket> InFlight;
   /// InFlight as events see it, shared by every event recorded until the
   /// queue changes (libomptarget records one event per new mapping).
-  std::shared_ptr<const std::vector<client::Ticket>> Snapshot;
+  std::shared_ptr<const Horizon> Snapshot;
   /// The queue's small operations not sent yet: they leave together, as
   /// one Batch, when an operation that cannot join them comes, or at
   /// synchronize. A target region's small maps, its launch and its small
@@ -80,10 +90,11 @@ struct AsyncQueue {
 struct Event {
   std::mutex M;
   std::condition_variable Resolved;
-  bool Pending = false;    ///< waits for the queue's next flush
-  uint32_t QueueId = 0;    ///< queue it was recorded in (0: none)
-  uint64_t QueueEpoch = 0; ///< that queue's use (queues are reused)
-  std::shared_ptr<const std::vector<client::Ticket>> Before;
+  bool Pending = false;     ///< waits for the queue's next flush
+  bool AfterKernel = false; ///< recorded after the pending batch's launch
+  uint32_t QueueId = 0;     ///< queue it was recorded in (0: none)
+  uint64_t QueueEpoch = 0;  ///< that queue's use (queues are reused)
+  std::shared_ptr<const Horizon> Before;
 };
 
 /// Events come and go with every mapping: they are recycled, not freed.
@@ -132,8 +143,7 @@ private:
   /// Remember an operation issued through Q.
   static void track(AsyncQueue &Q, client::Ticket T);
   /// The operations issued through Q so far, as one shared list.
-  static std::shared_ptr<const std::vector<client::Ticket>>
-  snapshot(AsyncQueue &Q);
+  static std::shared_ptr<const Horizon> snapshot(AsyncQueue &Q);
   /// Issue through a queue (Async set) or synchronously (Async null).
   template <typename IssueFn>
   Status perform(__tgt_async_info *Async, IssueFn F);

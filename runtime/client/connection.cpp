@@ -302,6 +302,13 @@ Ticket Connection::exchange(uint64_t Src, uint64_t Size, const ServerInfo &Dst,
   return issue(MsgType::ExchangeOut, X, Queue, Seq, nullptr, 0, Lane::Session);
 }
 
+Ticket Connection::landed(uint32_t Queue, uint32_t Seq) {
+  Landed L;
+  L.Queue = Queue;
+  L.Seq = Seq;
+  return issue(MsgType::Landed, L, 0, 0, nullptr, 0, Lane::Session);
+}
+
 Ticket Connection::ping() {
   return issue(MsgType::Ping, Empty(), 0, 0, nullptr, 0, Lane::Session);
 }

@@ -132,6 +132,9 @@ public:
   /// Have this server push device bytes to another server's session.
   Ticket exchange(uint64_t Src, uint64_t Size, const ServerInfo &Dst,
                   uint64_t DstPtr, uint32_t Queue, uint32_t Seq);
+  /// Completes once operation Seq of Queue has its host -> device bytes in
+  /// place (a Batch's kernel may still run).
+  Ticket landed(uint32_t Queue, uint32_t Seq);
   /// Liveness check.
   Ticket ping();
 

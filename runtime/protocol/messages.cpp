@@ -39,6 +39,8 @@ const char *typeName(MsgType T) {
     return "SessionExit";
   case MsgType::Batch:
     return "Batch";
+  case MsgType::Landed:
+    return "Landed";
   }
   return "Unknown";
 }
@@ -181,6 +183,12 @@ uint64_t BatchView::total(const uint8_t *At, size_t N) {
   }
   return Sum;
 }
+
+void Landed::encode(Writer &W) const {
+  W.put(Queue);
+  W.put(Seq);
+}
+bool Landed::decode(Reader &R) { return R.get(Queue) && R.get(Seq); }
 
 void LoadImage::encode(Writer &W) const { W.put(Size); }
 bool LoadImage::decode(Reader &R) { return R.get(Size); }

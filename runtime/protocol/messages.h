@@ -57,7 +57,8 @@ enum class MsgType : uint8_t {
   Bye,         ///< orderly disconnect
   SessionExit, ///< supervisor -> client: the session process ended
   Batch,       ///< a queue's small copies in, kernel run and copies out
-  Last = Batch
+  Landed,      ///< answered once a queue's operation has its in bytes placed
+  Last = Landed
 };
 
 /// Printable name of a message type ("Submit").
@@ -205,6 +206,18 @@ private:
   static uint64_t total(const uint8_t *At, size_t N);
   const uint8_t *ArgsAt = nullptr, *InAt = nullptr, *OutAt = nullptr;
   size_t NumArgs = 0, NumIn = 0, NumOut = 0;
+};
+
+/// Asks to be answered once the operation numbered Seq of queue Queue has
+/// its host -> device bytes in place (it has finished, or it is a Batch
+/// whose kernel may still run). Sent on queue 0: it waits for nothing
+/// itself. An event recorded between a Batch's copies and its kernel is
+/// reached then, not when the kernel ends.
+struct Landed {
+  uint32_t Queue = 0;
+  uint32_t Seq = 0;
+  void encode(Writer &W) const;
+  bool decode(Reader &R);
 };
 
 struct LoadImage {

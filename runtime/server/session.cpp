@@ -127,6 +127,16 @@ struct QueueState {
   uint32_t NextSeq = 0;
   bool Busy = false;
   std::map<uint32_t, Request> Waiting;
+  /// Operations numbered below this have their host -> device bytes in
+  /// place (a Batch's, before its kernel runs).
+  uint32_t Landed = 0;
+  /// Landed requests waiting for operation Seq of this queue.
+  struct LandWaiter {
+    uint32_t Seq;
+    Header H;
+    Peer From;
+  };
+  std::vector<LandWaiter> LandWaiters;
   /// True when the operation numbered Seq may start now.
   bool inTurn(uint32_t Seq) const { return !Busy && Seq == NextSeq; }
 };
@@ -155,6 +165,10 @@ private:
                 std::shared_ptr<void> KeepAlive = nullptr);
   /// The operation at the head of Queue is done: start the next one.
   void queueStepDone(uint32_t Queue);
+  /// Operations of Queue numbered below Through have their bytes in place:
+  /// answer the Landed requests waiting for them.
+  void markLanded(uint32_t Queue, uint32_t Through);
+  void doLanded(const Request &R);
   void fail(const Request &R, int32_t Code, const std::string &Msg) {
     Reply Rep;
     Rep.Code = Code;
@@ -366,6 +380,10 @@ void Session::dispatch(Request R) {
     R.H.Queue = 0;
     return fail(R, kErrInvalid, "peer has not attached to this session");
   }
+  if (R.H.Type == MsgType::Landed) {
+    R.H.Queue = 0; // waits for nothing itself
+    return doLanded(R);
+  }
   if (R.H.Queue == 0)
     return start(std::move(R), /*FromIntake=*/true);
   QueueState &Q = queueState(R.H.Queue);
@@ -431,7 +449,41 @@ void Session::queueStepDone(uint32_t Queue) {
   QueueState &Q = queueState(Queue);
   Q.Busy = false;
   ++Q.NextSeq;
+  if (!Q.LandWaiters.empty())
+    markLanded(Queue, Q.NextSeq);
   pump(Queue);
+}
+
+void Session::markLanded(uint32_t Queue, uint32_t Through) {
+  QueueState &Q = queueState(Queue);
+  if (Through > Q.Landed)
+    Q.Landed = Through;
+  if (Q.LandWaiters.empty())
+    return;
+  std::vector<QueueState::LandWaiter> Ready;
+  auto &Ws = Q.LandWaiters;
+  for (size_t K = 0; K < Ws.size();) {
+    if (Ws[K].Seq < Q.Landed) {
+      Ready.push_back(Ws[K]);
+      Ws[K] = Ws.back();
+      Ws.pop_back();
+    } else {
+      ++K;
+    }
+  }
+  for (const QueueState::LandWaiter &L : Ready)
+    complete(L.H, L.From, Reply());
+}
+
+void Session::doLanded(const Request &R) {
+  Landed L;
+  Reader Rd(R.Body.data(), R.Body.size());
+  if (!decodeBody(Rd, L).ok() || L.Queue == 0 || L.Queue > kMaxQueueId)
+    return fail(R, kErrInvalid, "malformed Landed");
+  QueueState &Q = queueState(L.Queue);
+  if (L.Seq < Q.Landed || L.Seq < Q.NextSeq)
+    return complete(R, Reply());
+  Q.LandWaiters.push_back({L.Seq, R.H, R.From});
 }
 
 void Session::start(const Request &R, bool FromIntake) {
@@ -625,6 +677,8 @@ void Session::runBatch(const Header &H, Peer From, const BatchView &B,
   KernelInfo *Kernel = kernelOf(H.Operand);
   if (!Kernel)
     return answerWith(H, From, OutPieces{B});
+  if (H.Queue)
+    markLanded(H.Queue, H.Seq + 1); // its bytes are in place
   std::vector<Piece> Out(B.numOut());
   for (size_t K = 0; K < Out.size(); ++K)
     Out[K] = B.out(K);

@@ -16,7 +16,7 @@ std::vector<uint8_t> readFile(const char *Path) {
 }
 } // namespace
 
-// OMPDPU_TEST_IMAGE is a shared object built by CMake with three entries in
+// OMPDPU_TEST_IMAGE is a shared object built by CMake with four entries in
 // an omp_offloading_entries section; OMPDPU_TEST_NOENTRIES has none.
 TEST(ElfImage, FindsTheEntrySection) {
   std::vector<uint8_t> Img = readFile(OMPDPU_TEST_IMAGE);
@@ -26,7 +26,7 @@ TEST(ElfImage, FindsTheEntrySection) {
   EXPECT_EQ(*M, kMachineX86_64);
   auto S = findEntrySection(Img.data(), Img.size());
   ASSERT_TRUE(S) << S.status().message();
-  EXPECT_EQ(S->Size, 3 * kOffloadEntrySize);
+  EXPECT_EQ(S->Size, 4 * kOffloadEntrySize);
   EXPECT_NE(S->Addr, 0u);
 }
 

@@ -270,6 +270,51 @@ TEST_F(ServerTest, BatchCopiesInRunsAndAnswersWithTheOutBytes) {
   EXPECT_EQ(Got, 0x3333u);
 }
 
+// Landed answers once a Batch's bytes are in place while its kernel still
+// runs (what an event recorded between them waits for), waits for an
+// operation that has not arrived yet, and answers at once for one done.
+TEST_F(ServerTest, LandedAnswersBeforeTheKernelEnds) {
+  auto C = connect();
+  ASSERT_TRUE(C);
+  std::ifstream F(OMPDPU_TEST_IMAGE, std::ios::binary);
+  std::vector<uint8_t> Img((std::istreambuf_iterator<char>(F)), {});
+  client::Ticket L = C->loadImage(Img.data(), Img.size());
+  ASSERT_TRUE(C->wait(L).ok()) << L->Result.message();
+  std::vector<EntryInfo> Entries;
+  ASSERT_TRUE(
+      decodeEntries(L->Payload.data(), L->Payload.size(), Entries).ok());
+  uint16_t Wait = 0;
+  for (const EntryInfo &E : Entries)
+    if (E.Name == "fixture_wait")
+      Wait = E.Kernel;
+  ASSERT_NE(Wait, 0);
+  client::Ticket Flag = C->alloc(8, 0), Data = C->alloc(64, 0);
+  ASSERT_TRUE(C->wait(Flag).ok());
+  ASSERT_TRUE(C->wait(Data).ok());
+  uint64_t Zero = 0, One = 1;
+  ASSERT_EQ(errorOf(*C, C->submit(Flag->Value, &Zero, 8, 0, 0)), "");
+  using Clock = std::chrono::steady_clock;
+  client::Ticket Early = C->landed(3, 0);
+  EXPECT_FALSE(
+      C->waitUntil(Early, Clock::now() + std::chrono::milliseconds(200)))
+      << "answered before the operation was even sent";
+  uint64_t Bytes[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+  const uint64_t Arg = Flag->Value;
+  client::Ticket B =
+      C->batch({{Data->Value, 64}}, Bytes, 64, Wait, &Arg, 1, {}, {}, 3, 0);
+  ASSERT_TRUE(C->waitUntil(Early, Clock::now() + std::chrono::seconds(5)));
+  EXPECT_EQ(Early->Result.message(), "");
+  EXPECT_FALSE(B->Done.load()) << "the kernel waits for its flag";
+  uint64_t Back[8] = {};
+  ASSERT_EQ(errorOf(*C, C->retrieve(Back, Data->Value, 64, 0, 0)), "");
+  EXPECT_EQ(std::memcmp(Back, Bytes, 64), 0) << "bytes in place";
+  ASSERT_EQ(errorOf(*C, C->submit(Flag->Value, &One, 8, 0, 0)), "");
+  ASSERT_EQ(errorOf(*C, B), "");
+  EXPECT_EQ(errorOf(*C, C->landed(3, 0)), "") << "done: answered at once";
+  EXPECT_NE(errorOf(*C, C->landed(0, 0)).find("malformed Landed"),
+            std::string::npos);
+}
+
 TEST_F(ServerTest, ProtocolVersionMismatchIsRefusedClearly) {
   auto W = transport::Worker::create();
   ASSERT_TRUE(W);
