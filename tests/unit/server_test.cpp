@@ -63,6 +63,22 @@ protected:
     EXPECT_TRUE(C) << C.status().message();
     return C ? std::move(*C) : nullptr;
   }
+  /// Load the fixture image into C's session; the handle of its kernel
+  /// Name (0, after a failed expectation, if there is none).
+  uint16_t loadKernel(client::Connection &C, const std::string &Name) {
+    std::ifstream F(OMPDPU_TEST_IMAGE, std::ios::binary);
+    std::vector<uint8_t> Img((std::istreambuf_iterator<char>(F)), {});
+    client::Ticket L = C.loadImage(Img.data(), Img.size());
+    EXPECT_TRUE(C.wait(L).ok()) << L->Result.message();
+    std::vector<EntryInfo> Entries;
+    EXPECT_TRUE(
+        decodeEntries(L->Payload.data(), L->Payload.size(), Entries).ok());
+    for (const EntryInfo &E : Entries)
+      if (E.Name == Name)
+        return E.Kernel;
+    ADD_FAILURE() << "no kernel " << Name << " in the fixture image";
+    return 0;
+  }
   /// True while the supervisor process still runs.
   bool serverAlive() { return waitpid(Pid, nullptr, WNOHANG) == 0; }
 
@@ -159,17 +175,7 @@ TEST_F(ServerTest, CorruptImagesAreLoadErrors) {
 TEST_F(ServerTest, RunsWaitForTheOperationsAheadOfThem) {
   auto C = connect();
   ASSERT_TRUE(C);
-  std::ifstream F(OMPDPU_TEST_IMAGE, std::ios::binary);
-  std::vector<uint8_t> Img((std::istreambuf_iterator<char>(F)), {});
-  client::Ticket L = C->loadImage(Img.data(), Img.size());
-  ASSERT_TRUE(C->wait(L).ok()) << L->Result.message();
-  std::vector<EntryInfo> Entries;
-  ASSERT_TRUE(
-      decodeEntries(L->Payload.data(), L->Payload.size(), Entries).ok());
-  uint16_t Copy = 0;
-  for (const EntryInfo &E : Entries)
-    if (E.Name == "fixture_copy")
-      Copy = E.Kernel;
+  uint16_t Copy = loadKernel(*C, "fixture_copy");
   ASSERT_NE(Copy, 0);
   constexpr size_t Words = 8192;
   client::Ticket Src = C->alloc(Words * 8, 0), Dst = C->alloc(8, 0);
@@ -204,17 +210,7 @@ TEST_F(ServerTest, RunsWaitForTheOperationsAheadOfThem) {
 TEST_F(ServerTest, BatchCopiesInRunsAndAnswersWithTheOutBytes) {
   auto C = connect();
   ASSERT_TRUE(C);
-  std::ifstream F(OMPDPU_TEST_IMAGE, std::ios::binary);
-  std::vector<uint8_t> Img((std::istreambuf_iterator<char>(F)), {});
-  client::Ticket L = C->loadImage(Img.data(), Img.size());
-  ASSERT_TRUE(C->wait(L).ok()) << L->Result.message();
-  std::vector<EntryInfo> Entries;
-  ASSERT_TRUE(
-      decodeEntries(L->Payload.data(), L->Payload.size(), Entries).ok());
-  uint16_t Copy = 0;
-  for (const EntryInfo &E : Entries)
-    if (E.Name == "fixture_copy")
-      Copy = E.Kernel;
+  uint16_t Copy = loadKernel(*C, "fixture_copy");
   ASSERT_NE(Copy, 0);
   client::Ticket Src = C->alloc(64, 0), Dst = C->alloc(8, 0);
   ASSERT_TRUE(C->wait(Src).ok());
@@ -276,17 +272,7 @@ TEST_F(ServerTest, BatchCopiesInRunsAndAnswersWithTheOutBytes) {
 TEST_F(ServerTest, LandedAnswersBeforeTheKernelEnds) {
   auto C = connect();
   ASSERT_TRUE(C);
-  std::ifstream F(OMPDPU_TEST_IMAGE, std::ios::binary);
-  std::vector<uint8_t> Img((std::istreambuf_iterator<char>(F)), {});
-  client::Ticket L = C->loadImage(Img.data(), Img.size());
-  ASSERT_TRUE(C->wait(L).ok()) << L->Result.message();
-  std::vector<EntryInfo> Entries;
-  ASSERT_TRUE(
-      decodeEntries(L->Payload.data(), L->Payload.size(), Entries).ok());
-  uint16_t Wait = 0;
-  for (const EntryInfo &E : Entries)
-    if (E.Name == "fixture_wait")
-      Wait = E.Kernel;
+  uint16_t Wait = loadKernel(*C, "fixture_wait");
   ASSERT_NE(Wait, 0);
   client::Ticket Flag = C->alloc(8, 0), Data = C->alloc(64, 0);
   ASSERT_TRUE(C->wait(Flag).ok());
