@@ -131,16 +131,45 @@ std::shared_ptr<const Horizon> DpuDevice::snapshot(AsyncQueue &Q) {
 }
 
 namespace {
-std::mutex EventPoolM;
-std::vector<std::unique_ptr<Event>> EventPool;
+/// Events freed by any thread and not kept by it. Never destroyed: a thread
+/// that ends during the process's exit still gives its events back here.
+struct SharedEvents {
+  std::mutex M;
+  std::vector<std::unique_ptr<Event>> Free;
+};
+SharedEvents &shared() {
+  static auto *S = new SharedEvents;
+  return *S;
+}
+
+/// Events this thread freed, for its next creates without a lock:
+/// libomptarget creates one per new mapping and destroys it at unmapping,
+/// eight of each for a region with eight small maps.
+struct ThreadEvents {
+  static constexpr size_t kKept = 256;
+  std::vector<Event *> Free;
+  ~ThreadEvents() {
+    SharedEvents &S = shared();
+    std::lock_guard<std::mutex> L(S.M);
+    for (Event *E : Free)
+      S.Free.emplace_back(E);
+  }
+};
+thread_local ThreadEvents Mine;
 } // namespace
 
 Event *acquireEvent() {
+  if (!Mine.Free.empty()) {
+    Event *E = Mine.Free.back();
+    Mine.Free.pop_back();
+    return E;
+  }
   {
-    std::lock_guard<std::mutex> L(EventPoolM);
-    if (!EventPool.empty()) {
-      Event *E = EventPool.back().release();
-      EventPool.pop_back();
+    SharedEvents &S = shared();
+    std::lock_guard<std::mutex> L(S.M);
+    if (!S.Free.empty()) {
+      Event *E = S.Free.back().release();
+      S.Free.pop_back();
       return E;
     }
   }
@@ -152,8 +181,13 @@ void releaseEvent(Event *E) {
   E->Before.reset();
   E->Pending = false;
   E->QueueId = 0;
-  std::lock_guard<std::mutex> L(EventPoolM);
-  EventPool.emplace_back(E);
+  if (Mine.Free.size() < ThreadEvents::kKept) {
+    Mine.Free.push_back(E);
+    return;
+  }
+  SharedEvents &S = shared();
+  std::lock_guard<std::mutex> L(S.M);
+  S.Free.emplace_back(E);
 }
 
 template <typename IssueFn>
