@@ -237,6 +237,10 @@ private:
   /// the intake. False when it must take the usual way (which also reports
   /// its errors).
   bool runNow(const Header &H, Peer From, const uint8_t *Body, size_t Len);
+  /// A request just taken off the wire may be carried out from the message
+  /// callback (runNow, batchNow): nothing is waiting in the intake, its
+  /// sender attached, and it is its queue's turn with nothing parked.
+  bool inTurnNow(const Header &H, Peer From);
   static constexpr size_t kRunNowArgs = 16;
   /// The kernel a Run names by its handle (1, 2, ...), or null.
   KernelInfo *kernelOf(uint16_t Handle) {
@@ -679,9 +683,6 @@ void Session::runBatch(const Header &H, Peer From, const BatchView &B,
     return answerWith(H, From, OutPieces{B});
   if (H.Queue)
     markLanded(H.Queue, H.Seq + 1); // its bytes are in place
-  std::vector<Piece> Out(B.numOut());
-  for (size_t K = 0; K < Out.size(); ++K)
-    Out[K] = B.out(K);
   KernelJob Job;
   Job.Kernel = Kernel;
   Job.Args.resize(B.numArgs());
@@ -689,7 +690,9 @@ void Session::runBatch(const Header &H, Peer From, const BatchView &B,
     Job.Args[K] = B.arg(K);
   Job.Request = H;
   Job.From = From;
-  Job.Out = std::move(Out);
+  Job.Out.resize(B.numOut());
+  for (size_t K = 0; K < Job.Out.size(); ++K)
+    Job.Out[K] = B.out(K);
   // As in doRun: a short kernel that arrives in its turn runs at once.
   if (FromIntake && runsInline(*Job.Kernel))
     return runInline(Job);
@@ -961,18 +964,22 @@ int Session::run() {
   return 0;
 }
 
+bool Session::inTurnNow(const Header &H, Peer From) {
+  // Requests taken in earlier go first; anything unusual goes the usual way.
+  if (!Incoming.empty() || !From || !ClientPeers.contains(From))
+    return false;
+  if (!H.Queue)
+    return true;
+  const QueueState &Q = queueState(H.Queue);
+  return Q.inTurn(H.Seq) && Q.Waiting.empty();
+}
+
 bool Session::runNow(const Header &H, Peer From, const uint8_t *Body,
                      size_t Len) {
-  // Requests taken in earlier go first; anything unusual goes the usual way.
   KernelInfo *K = kernelOf(H.Operand);
-  if (!Incoming.empty() || !K || !runsInline(*K) || Len % 8 ||
-      Len / 8 > kRunNowArgs || !From || !ClientPeers.contains(From))
+  if (!K || !runsInline(*K) || Len % 8 || Len / 8 > kRunNowArgs ||
+      !inTurnNow(H, From))
     return false;
-  if (H.Queue) {
-    const QueueState &Q = queueState(H.Queue);
-    if (!Q.inTurn(H.Seq) || !Q.Waiting.empty())
-      return false;
-  }
   uint64_t Args[kRunNowArgs];
   std::memcpy(Args, Body, Len);
   callShort(*K, Args, Len / 8);
@@ -983,14 +990,9 @@ bool Session::runNow(const Header &H, Peer From, const uint8_t *Body,
 bool Session::batchNow(const Header &H, Peer From, const uint8_t *Body,
                        size_t Len, const BulkData &Data) {
   KernelInfo *K = H.Operand ? kernelOf(H.Operand) : nullptr;
-  if (!Incoming.empty() || (H.Operand && (!K || !runsInline(*K))) ||
-      Data.Rendezvous || !From || !ClientPeers.contains(From))
+  if ((H.Operand && (!K || !runsInline(*K))) || Data.Rendezvous ||
+      !inTurnNow(H, From))
     return false;
-  if (H.Queue) {
-    const QueueState &Q = queueState(H.Queue);
-    if (!Q.inTurn(H.Seq) || !Q.Waiting.empty())
-      return false;
-  }
   BatchView B;
   Reader Rd(Body, Len);
   if (!decodeBody(Rd, B).ok() || B.numArgs() > kRunNowArgs ||
