@@ -180,7 +180,7 @@ Connection::~Connection() {
 template <typename Body>
 Ticket Connection::issue(MsgType Type, const Body &B, uint32_t Queue,
                          uint32_t Seq, const void *Data, uint64_t Len, Lane Via,
-                         ReplyInto Into, uint16_t Operand) {
+                         std::vector<HostRange> Into, uint16_t Operand) {
   std::lock_guard<std::mutex> L(M);
   void *To = Via == Lane::Supervisor       ? SupervisorEp
              : Via == Lane::Bulk && BulkEp ? BulkEp
@@ -216,9 +216,7 @@ Ticket Connection::issue(MsgType Type, const Body &B, uint32_t Queue,
       Operand != 0 && (Type == MsgType::Run || Type == MsgType::Batch);
   if (Trace || (T->RunsKernel && Cfg.KernelTimeout > 0))
     T->Issued = Clock::now();
-  T->RetrieveDst = Into.RetrieveDst;
-  T->RetrieveLen = Into.RetrieveLen;
-  T->Scatter = std::move(Into.Scatter);
+  T->Into = std::move(Into);
   if (Pending.empty())
     ++Heard; // silence is only measured while we wait
   Pending.add(T);
@@ -262,10 +260,9 @@ Ticket Connection::batch(const std::vector<Piece> &In, const void *InBytes,
                          std::vector<HostRange> Into, uint32_t Queue,
                          uint32_t Seq) {
   BatchRef B{Args, NumArgs, In.data(), In.size(), Out.data(), Out.size()};
-  ReplyInto R{nullptr, 0, std::move(Into)};
   return issue(MsgType::Batch, B, Queue, Seq, InBytes, InLen,
                InLen >= kBulkThreshold ? Lane::Bulk : Lane::Session,
-               std::move(R), Kernel);
+               std::move(Into), Kernel);
 }
 
 Ticket Connection::retrieve(void *Dst, uint64_t Src, uint64_t Size,
@@ -273,10 +270,9 @@ Ticket Connection::retrieve(void *Dst, uint64_t Src, uint64_t Size,
   Transfer X;
   X.DevicePtr = Src;
   X.Size = Size;
-  ReplyInto R{Dst, Size, {}};
   return issue(MsgType::Retrieve, X, Queue, Seq, nullptr, 0,
                Size >= kBulkThreshold ? Lane::Bulk : Lane::Session,
-               std::move(R));
+               {{Dst, Size}});
 }
 
 Ticket Connection::loadImage(const void *Image, uint64_t Size) {
@@ -288,7 +284,7 @@ Ticket Connection::loadImage(const void *Image, uint64_t Size) {
 Ticket Connection::run(uint16_t Kernel, const uint64_t *Args, size_t Count,
                        uint32_t Queue, uint32_t Seq) {
   return issue(MsgType::Run, RunArgs{Args, Count}, Queue, Seq, nullptr, 0,
-               Lane::Session, {nullptr, 0, {}}, Kernel);
+               Lane::Session, {}, Kernel);
 }
 
 Ticket Connection::exchange(uint64_t Src, uint64_t Size, const ServerInfo &Dst,
@@ -399,10 +395,9 @@ bool Connection::onMessage(const uint8_t *Ctrl, size_t Len,
 
 bool Connection::landReplyBytes(const Ticket &T,
                                 const transport::BulkData &Data) {
-  uint64_t Expected = T->RetrieveLen;
-  if (T->Type == MsgType::Batch)
-    for (const HostRange &H : T->Scatter)
-      Expected += H.Size;
+  uint64_t Expected = 0;
+  for (const HostRange &H : T->Into)
+    Expected += H.Size;
   if (!Data.Length) {
     if (Expected)
       completeOp(T, Status::error(
@@ -411,6 +406,10 @@ bool Connection::landReplyBytes(const Ticket &T,
       completeOp(T, Status());
     return false;
   }
+  // One destination takes the bytes whole (for rendezvous data: zero
+  // copy); a Batch's several are filled from the bytes at hand or, for
+  // rendezvous data, from the payload they land in first.
+  bool Several = T->Into.size() > 1;
   void *Dst = nullptr;
   if (T->Type == MsgType::Retrieve || T->Type == MsgType::Batch) {
     if (Data.Length != Expected) {
@@ -421,10 +420,8 @@ bool Connection::landReplyBytes(const Ticket &T,
                      (unsigned long)Expected, Data.Length)));
       return false;
     }
-    // A Batch's bytes are spread over several ranges: land them whole
-    // first unless they are at hand.
-    if (T->Type == MsgType::Retrieve) {
-      Dst = T->RetrieveDst;
+    if (!Several) {
+      Dst = T->Into[0].Dst;
     } else if (Data.Rendezvous) {
       T->Payload.resize(Data.Length);
       Dst = T->Payload.data();
@@ -437,7 +434,7 @@ bool Connection::landReplyBytes(const Ticket &T,
     return false;
   }
   auto Scatter = [](const Ticket &T, const uint8_t *Src) {
-    for (const HostRange &H : T->Scatter) {
+    for (const HostRange &H : T->Into) {
       std::memcpy(H.Dst, Src, H.Size);
       Src += H.Size;
     }
@@ -445,7 +442,7 @@ bool Connection::landReplyBytes(const Ticket &T,
   if (!Data.Rendezvous) {
     // Eager bytes are at hand (UCX frees them when this returns): copy
     // them now rather than keep them for a trip through Deferred.
-    if (T->Type == MsgType::Batch)
+    if (Several)
       Scatter(T, static_cast<const uint8_t *>(Data.Desc));
     else
       std::memcpy(Dst, Data.Desc, Data.Length);
@@ -455,9 +452,9 @@ bool Connection::landReplyBytes(const Ticket &T,
   // Fetch rendezvous bytes outside UCX's callback, straight into their
   // destination.
   transport::BulkData Copy = Data;
-  Deferred.push_back([this, T, Copy, Dst, Scatter] {
-    W->receive(Copy, Dst, [this, T, Scatter](const Status &S) {
-      if (S.ok() && T->Type == MsgType::Batch)
+  Deferred.push_back([this, T, Copy, Dst, Several, Scatter] {
+    W->receive(Copy, Dst, [this, T, Several, Scatter](const Status &S) {
+      if (S.ok() && Several)
         Scatter(T, T->Payload.data());
       completeOp(T, S);
     });

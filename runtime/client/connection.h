@@ -52,10 +52,9 @@ struct PendingOp {
   std::atomic<bool> Done{false};
   Status Result;
   uint64_t Value = 0;
-  void *RetrieveDst = nullptr; ///< where Retrieve's bytes land
-  uint64_t RetrieveLen = 0;
-  /// Where a Batch reply's bytes land, in order.
-  std::vector<HostRange> Scatter;
+  /// Where the reply's bytes land, back to back in this order: a
+  /// Retrieve's one range, a Batch's out pieces.
+  std::vector<HostRange> Into;
   bool RunsKernel = false;      ///< a Run, or a Batch that runs a kernel
   std::vector<uint8_t> Payload; ///< bulk data of a LoadImage reply
   std::chrono::steady_clock::time_point Issued;
@@ -152,16 +151,11 @@ private:
   Connection(const DeviceAddress &A, const ClientConfig &C);
   /// Which endpoint a request travels on.
   enum class Lane { Supervisor, Session, Bulk };
-  /// Where a request's reply lands and what else its ticket must know.
-  struct ReplyInto {
-    void *RetrieveDst;
-    uint64_t RetrieveLen;
-    std::vector<HostRange> Scatter;
-  };
+  /// Into: where the reply's bytes land (see PendingOp::Into).
   template <typename Body>
   Ticket issue(protocol::MsgType Type, const Body &B, uint32_t Queue,
                uint32_t Seq, const void *Data, uint64_t Len, Lane L,
-               ReplyInto Into = {nullptr, 0, {}}, uint16_t Operand = 0);
+               std::vector<HostRange> Into = {}, uint16_t Operand = 0);
   /// Land a reply's bytes (Data) where T wants them; false when they are
   /// not at hand yet (T completes later).
   bool landReplyBytes(const Ticket &T, const transport::BulkData &Data);
