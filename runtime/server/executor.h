@@ -45,7 +45,7 @@ struct KernelJob {
 };
 
 /// Call Entry with every argument passed as a pointer, as LLVM's host plugin
-/// does: directly for up to four (an outlined region's own type), through
+/// does: directly for up to 16 (an outlined region's own type), through
 /// libffi (all arguments ffi_type_pointer) beyond.
 void callKernel(uint64_t Entry, const uint64_t *Args, size_t N);
 
