@@ -21,6 +21,15 @@ DpuDevice::DpuDevice(int32_t Index, std::unique_ptr<client::Connection> C)
           },
           [this](uint64_t Ptr) { return Conn->wait(Conn->free(Ptr)); }) {}
 
+DpuDevice::~DpuDevice() {
+  if (Conn->tracing() && (ResultsTaken || ResultsMissed))
+    log(LogLevel::Info,
+        "%s: results asked for with their launch: %lu taken, %lu not",
+        name().c_str(), (unsigned long)ResultsTaken.load(),
+        (unsigned long)ResultsMissed.load());
+  delete SpareQueue.load();
+}
+
 std::string DpuDevice::name() const {
   return format("device %d (%s)", Index, Conn->address().text().c_str());
 }
@@ -65,10 +74,6 @@ void DpuDevice::flushBatch(AsyncQueue &Q) {
   if (B.empty())
     return;
   bool RanKernel = B.Kernel && !(B.In.empty() && B.Out.empty());
-  if (B.Kernel && B.Out.empty() && Q.Launched &&
-      Q.Launched->ResultsFollow.load(std::memory_order_relaxed))
-    // It waited for results that did not come: the next one will not.
-    Q.Launched->ResultsFollow.store(false, std::memory_order_relaxed);
   if (B.In.empty() && B.Out.empty()) {
     // A launch alone travels as the bare Run: one cache line on the wire.
     track(Q,
@@ -195,6 +200,7 @@ Status DpuDevice::perform(__tgt_async_info *Async, IssueFn F) {
   if (!Async)
     return Conn->wait(F(0u, 0u));
   AsyncQueue *Q = queueOf(Async);
+  closeWindow(*Q);
   flushBatch(*Q);
   track(*Q, F(Q->Id, Q->NextSeq++));
   // Fail fast when the operation could not even be sent.
@@ -272,6 +278,7 @@ Status DpuDevice::submit(void *Dst, const void *Src, int64_t Size,
   if (Async && Size <= kBatchPieceMax) {
     // Copying a few bytes is cheaper than a message of their own.
     AsyncQueue *Q = queueOf(Async);
+    closeWindow(*Q);
     AsyncQueue::PendingBatch &B = Q->Batch;
     if (B.closedToSubmits() || B.In.size() + B.Out.size() >= kBatchMaxPieces)
       flushBatch(*Q);
@@ -295,10 +302,11 @@ Status DpuDevice::retrieve(void *Dst, const void *Src, int64_t Size,
   if (Async && Size <= kBatchPieceMax) {
     // Comes back with the batch's reply (a region's map(from:) scalar).
     AsyncQueue *Q = queueOf(Async);
+    if (Q->Launch.Open &&
+        takeAskedResult(*Q, Dst, reinterpret_cast<uint64_t>(Src),
+                        static_cast<uint64_t>(Size)))
+      return Status();
     AsyncQueue::PendingBatch &B = Q->Batch;
-    if (Q->Launched && !B.Kernel)
-      // The launch has left already: the next one waits for its results.
-      Q->Launched->ResultsFollow.store(true, std::memory_order_relaxed);
     if (B.In.size() + B.Out.size() >= kBatchMaxPieces)
       flushBatch(*Q);
     B.Out.push_back(
@@ -309,6 +317,105 @@ Status DpuDevice::retrieve(void *Dst, const void *Src, int64_t Size,
   return perform(Async, [&](uint32_t Q, uint32_t Seq) {
     return Conn->retrieve(Dst, reinterpret_cast<uint64_t>(Src), Size, Q, Seq);
   });
+}
+
+/// Arguments a result may be relative to: it starts at most this far
+/// beyond one (an array section's start beyond its base pointer).
+constexpr uint64_t kMaxResultDelta = 1 << 20;
+/// Results asked for with one launch: at most this many bytes...
+constexpr uint64_t kMaxAskedBytes = 64 * 1024;
+/// ... in at most this many pieces.
+constexpr size_t kMaxAskedPieces = 64;
+
+void DpuDevice::finishLaunch(AsyncQueue &Q) {
+  AsyncQueue::LaunchWindow &W = Q.Launch;
+  if (!W.Kernel)
+    return;
+  using Results = KernelRecord::Results;
+  Results Learnt = W.Seen.empty() ? Results::None
+                   : W.Unrelated  ? Results::Hold
+                                  : Results::Predict;
+  // A prediction that came true as asked need not be written again.
+  if (Learnt == Results::Predict && !(W.Ticket && W.Seen == W.Asked)) {
+    std::lock_guard<std::mutex> L(W.Kernel->M);
+    W.Kernel->Predicted = W.Seen;
+  }
+  if (W.Kernel->Follow.load(std::memory_order_relaxed) != Learnt)
+    W.Kernel->Follow.store(Learnt, std::memory_order_relaxed);
+  // What is not taken by now is taken by nobody.
+  for (AsyncQueue::LaunchWindow::AskedRange &A : W.AskedRanges)
+    if (!A.Taken) {
+      A.Taken = true;
+      ++ResultsMissed;
+    }
+  W.Kernel = nullptr;
+  W.Open = false;
+  W.Seen.clear();
+  W.Unrelated = false;
+}
+
+bool DpuDevice::askForResults(AsyncQueue &Q, KernelRecord &Kernel) {
+  AsyncQueue::LaunchWindow &W = Q.Launch;
+  {
+    std::lock_guard<std::mutex> L(Kernel.M);
+    W.Asked = Kernel.Predicted;
+  }
+  AsyncQueue::PendingBatch &B = Q.Batch;
+  if (W.Asked.empty() || W.Asked.size() > kMaxAskedPieces ||
+      B.Out.size() + B.In.size() + W.Asked.size() > kBatchMaxPieces)
+    return false;
+  W.AskedRanges.clear();
+  uint64_t Total = 0;
+  for (const ResultPiece &P : W.Asked) {
+    if (P.Arg >= B.Args.size())
+      return false;
+    uint64_t Src = B.Args[P.Arg] + P.Delta;
+    // The server refuses a Batch that reads outside its memory, kernel and
+    // all: ask only for bytes the pool knows to be there.
+    if (Total + P.Size > kMaxAskedBytes || !Pool.holds(Src, P.Size)) {
+      W.AskedRanges.clear();
+      return false;
+    }
+    W.AskedRanges.push_back({{Src, P.Size}, Total});
+    Total += P.Size;
+  }
+  W.Staging.resize(Total);
+  for (const AsyncQueue::LaunchWindow::AskedRange &A : W.AskedRanges) {
+    B.Out.push_back(A.Range);
+    B.Into.push_back({W.Staging.data() + A.Offset, A.Range.Size});
+  }
+  return true;
+}
+
+bool DpuDevice::takeAskedResult(AsyncQueue &Q, void *Dst, uint64_t Src,
+                                uint64_t Size) {
+  AsyncQueue::LaunchWindow &W = Q.Launch;
+  // Learn it, relative to the argument it lies closest beyond.
+  ResultPiece Seen;
+  bool Related = false;
+  for (size_t K = 0; K < W.Args.size(); ++K)
+    if (Src >= W.Args[K] && Src - W.Args[K] < kMaxResultDelta &&
+        (!Related || Src - W.Args[K] < Seen.Delta)) {
+      Seen = {static_cast<uint32_t>(K), Src - W.Args[K], Size};
+      Related = true;
+    }
+  if (Related)
+    W.Seen.push_back(Seen);
+  else
+    W.Unrelated = true;
+  if (!W.Ticket)
+    return false;
+  for (AsyncQueue::LaunchWindow::AskedRange &A : W.AskedRanges)
+    if (!A.Taken && A.Range.DevicePtr == Src && A.Range.Size == Size) {
+      // The bytes were read right after the kernel; since then the queue
+      // has only had retrieves (the window is open), which change nothing
+      // on the device: they are what this retrieve would read.
+      A.Taken = true;
+      ++ResultsTaken;
+      Conn->copyOnArrival(W.Ticket, W.Staging.data() + A.Offset, Dst, Size);
+      return true;
+    }
+  return false; // not predicted: goes as asked
 }
 
 Status DpuDevice::exchange(const void *Src, DpuDevice &Dst, void *DstPtr,
@@ -334,14 +441,30 @@ Status DpuDevice::launch(void *Entry, void **Args, ptrdiff_t *Offsets,
     // Joins the queue's batch, after the region's small submits; it leaves
     // with the region's small retrieves, at synchronize at the latest.
     AsyncQueue *Q = queueOf(Async);
+    finishLaunch(*Q);
     if (Q->Batch.closedToSubmits())
       flushBatch(*Q);
     Q->Batch.Kernel = Kernel->Handle;
     Q->Batch.Args.resize(Count);
     Fill(Q->Batch.Args.data());
-    Q->Launched = Kernel;
-    if (!Kernel->ResultsFollow.load(std::memory_order_relaxed))
+    AsyncQueue::LaunchWindow &W = Q->Launch;
+    W.Kernel = Kernel;
+    W.Args = Q->Batch.Args;
+    W.Open = true;
+    switch (Kernel->Follow.load(std::memory_order_relaxed)) {
+    case KernelRecord::Results::Hold:
+      break; // leaves with its results, at synchronize at the latest
+    case KernelRecord::Results::Predict:
+      if (!W.Ticket && askForResults(*Q, *Kernel)) {
+        flushBatch(*Q);
+        W.Ticket = Q->InFlight.back();
+        break;
+      }
+      [[fallthrough]];
+    case KernelRecord::Results::None:
       flushBatch(*Q);
+      break;
+    }
     return Status();
   }
   // Most kernels take a few arguments: no allocation before the Run leaves.
@@ -362,7 +485,8 @@ Status DpuDevice::synchronize(__tgt_async_info *Async) {
   if (!Q)
     return Status();
   flushBatch(*Q);
-  Q->Launched = nullptr;
+  finishLaunch(*Q);
+  Q->Launch.Ticket.reset();
   Status First;
   for (const Ticket &T : Q->InFlight) {
     Status S = Conn->wait(T);
@@ -395,6 +519,7 @@ Status DpuDevice::recordEvent(Event *E, __tgt_async_info *Async) {
   if (!Async || !Async->Queue)
     return Status();
   auto *Q = static_cast<AsyncQueue *>(Async->Queue);
+  closeWindow(*Q);
   E->QueueId = Q->Id;
   E->QueueEpoch = Q->Epoch;
   if (Q->Batch.empty()) {
@@ -411,6 +536,8 @@ Status DpuDevice::recordEvent(Event *E, __tgt_async_info *Async) {
 
 Status DpuDevice::waitEvent(Event *E, __tgt_async_info *Async) {
   std::shared_ptr<const Horizon> Before;
+  if (Async && Async->Queue)
+    closeWindow(*static_cast<AsyncQueue *>(Async->Queue));
   {
     std::unique_lock<std::mutex> L(E->M);
     // Operations of one queue already run in order: nothing to wait for.

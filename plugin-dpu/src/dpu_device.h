@@ -36,16 +36,37 @@ struct Horizon {
   uint32_t Queue = 0, Seq = 0; ///< Partial's queue and sequence number
 };
 
+/// A small retrieve that followed a launch in its queue, named relative to
+/// the launch's arguments: Size bytes from Args[Arg] + Delta. A region's
+/// map(from:) results are retrieved from the blocks its kernel was given,
+/// so they keep this shape from one run of the region to the next.
+struct ResultPiece {
+  uint32_t Arg = 0;
+  uint64_t Delta = 0;
+  uint64_t Size = 0;
+  bool operator==(const ResultPiece &O) const {
+    return Arg == O.Arg && Delta == O.Delta && Size == O.Size;
+  }
+};
+
 /// What the target table holds as a kernel's address: libomptarget only
 /// hands it back to launch(), which then needs no lookup.
 struct KernelRecord {
   explicit KernelRecord(uint16_t H) : Handle(H) {}
   uint16_t Handle = 0; ///< names the kernel in Run requests
-  /// Learnt from the last launch: small retrieves followed it in its queue
-  /// (a region's map(from:) results). Such a launch waits to leave with
-  /// them, one request and one reply; any other leaves at once, so that its
-  /// round trip overlaps libomptarget's work after the launch.
-  std::atomic<bool> ResultsFollow{false};
+  /// What followed the kernel's last launch in its queue, learnt when that
+  /// queue moved on:
+  enum class Results : uint8_t {
+    None,    ///< no small retrieves: the next launch leaves at once
+    Hold,    ///< small retrieves, not relative to the arguments: the next
+             ///< launch waits to leave with them (one request, one reply)
+    Predict, ///< Predicted: the next launch leaves at once and asks for
+             ///< them, so its round trip overlaps libomptarget's work
+             ///< after the launch and they are at hand when asked for
+  };
+  std::atomic<Results> Follow{Results::None};
+  std::mutex M;                       ///< guards Predicted
+  std::vector<ResultPiece> Predicted; ///< when Follow is Predict
 };
 
 struct AsyncQueue {
@@ -72,8 +93,30 @@ struct AsyncQueue {
     /// A submit would run after the launch or retrieves already here.
     bool closedToSubmits() const { return Kernel || !Out.empty(); }
   } Batch;
-  /// The kernel launched since the queue's last synchronize, if any.
-  KernelRecord *Launched = nullptr;
+  /// The last launch since the queue's last synchronize, what followed it
+  /// and the results asked for with it.
+  struct LaunchWindow {
+    KernelRecord *Kernel = nullptr; ///< null: no launch to learn from
+    std::vector<uint64_t> Args;
+    /// Only small retrieves came since the launch: a retrieve now is one
+    /// of the region's results.
+    bool Open = false;
+    std::vector<ResultPiece> Seen; ///< the retrieves while Open
+    bool Unrelated = false;        ///< one of them was not relative to Args
+    /// Results asked for with the launch (the prediction as it was read,
+    /// and as device ranges), arriving in Staging with the reply of
+    /// Ticket; a retrieve of one of these ranges takes its bytes from
+    /// there, once. Null Ticket: none asked for since the last synchronize.
+    client::Ticket Ticket;
+    std::vector<ResultPiece> Asked;
+    struct AskedRange {
+      protocol::Piece Range;
+      uint64_t Offset = 0; ///< in Staging
+      bool Taken = false;
+    };
+    std::vector<AskedRange> AskedRanges;
+    std::vector<uint8_t> Staging;
+  } Launch;
   /// Submit bytes sent and still read by UCX until the queue is
   /// synchronized (moving a vector keeps its bytes where they are).
   std::vector<std::vector<uint8_t>> Sent;
@@ -105,7 +148,7 @@ void releaseEvent(Event *E);
 class DpuDevice {
 public:
   DpuDevice(int32_t Index, std::unique_ptr<client::Connection> C);
-  ~DpuDevice() { delete SpareQueue.load(); }
+  ~DpuDevice();
 
   /// "device 0 (127.0.0.1:18515)", the prefix of every message.
   std::string name() const;
@@ -140,6 +183,17 @@ private:
   AsyncQueue *queueOf(__tgt_async_info *Async);
   /// Send the queue's batch, if any.
   void flushBatch(AsyncQueue &Q);
+  /// An operation other than a small retrieve comes to Q: what follows is
+  /// no longer a result of Q's last launch.
+  static void closeWindow(AsyncQueue &Q) { Q.Launch.Open = false; }
+  /// Teach Q's last launch's kernel what followed it; forget the launch.
+  void finishLaunch(AsyncQueue &Q);
+  /// Ask for Kernel's predicted results with the launch in Q's batch;
+  /// false (and nothing asked) when they do not fit this launch.
+  bool askForResults(AsyncQueue &Q, KernelRecord &Kernel);
+  /// A small retrieve in Q's launch window: learn it, and take its bytes
+  /// from the results asked for with the launch when they are there.
+  bool takeAskedResult(AsyncQueue &Q, void *Dst, uint64_t Src, uint64_t Size);
   /// Remember an operation issued through Q.
   static void track(AsyncQueue &Q, client::Ticket T);
   /// The operations issued through Q so far, as one shared list.
@@ -151,6 +205,9 @@ private:
   int32_t Index;
   std::unique_ptr<client::Connection> Conn;
   DeviceMemoryPool Pool;
+  /// Results asked for with a launch: taken by a retrieve, or not (shown
+  /// with OMPDPU_TRACE).
+  std::atomic<uint64_t> ResultsTaken{0}, ResultsMissed{0};
   std::mutex M; // guards the members below
   uint32_t NextQueueId = 1;
   std::vector<std::unique_ptr<AsyncQueue>> FreeQueues;

@@ -68,6 +68,7 @@ Expected<uint64_t> DeviceMemoryPool::allocate(uint64_t Size) {
       auto Slab = AllocOnServer(kSlabSize);
       if (!Slab)
         return Slab.status();
+      Slabs.push_back(*Slab);
       SlabCursor = *Slab;
       SlabEnd = *Slab + kSlabSize;
       Aligned = (SlabCursor + BlockSize - 1) & ~(BlockSize - 1);
@@ -77,6 +78,15 @@ Expected<uint64_t> DeviceMemoryPool::allocate(uint64_t Size) {
   }
   Live.insert(Ptr, static_cast<uint8_t>(C));
   return Ptr;
+}
+
+bool DeviceMemoryPool::holds(uint64_t Ptr, uint64_t Size) {
+  std::lock_guard<std::mutex> L(M);
+  for (uint64_t Slab : Slabs)
+    if (Ptr >= Slab && Size <= kSlabSize && Ptr - Slab <= kSlabSize - Size)
+      return true;
+  auto Large = LiveLarge.find(Ptr);
+  return Large != LiveLarge.end() && Size <= Large->second;
 }
 
 Status DeviceMemoryPool::release(uint64_t Ptr) {

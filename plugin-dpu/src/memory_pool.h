@@ -42,6 +42,10 @@ public:
   Expected<uint64_t> allocate(uint64_t Size);
   /// Give back a block from allocate().
   Status release(uint64_t Ptr);
+  /// [Ptr, Ptr + Size) lies in memory this pool got from the server and has
+  /// not given back: a slab, or a live large block from its start. Such a
+  /// range may be read without the server refusing it.
+  bool holds(uint64_t Ptr, uint64_t Size);
   /// Number of server round trips made so far (for tests and statistics).
   uint64_t serverCalls() const { return ServerCalls; }
   /// Freed large blocks kept for reuse, at most this many bytes: a program
@@ -67,6 +71,7 @@ private:
   /// Return every cached large block to the server.
   Status dropLargeCache();
   uint64_t SlabCursor = 0, SlabEnd = 0;
+  std::vector<uint64_t> Slabs; // start of each, kSlabSize bytes; never freed
   uint64_t ServerCalls = 0;
 };
 

@@ -309,6 +309,16 @@ Ticket Connection::ping() {
   return issue(MsgType::Ping, Empty(), 0, 0, nullptr, 0, Lane::Session);
 }
 
+void Connection::copyOnArrival(const Ticket &T, const void *From, void *To,
+                               uint64_t Size) {
+  // Under M: completeOp, which runs the copies, holds it too.
+  std::lock_guard<std::mutex> L(M);
+  if (!T->Done.load())
+    T->Then.push_back({From, To, Size});
+  else if (T->Result.ok())
+    std::memcpy(To, From, Size);
+}
+
 void Connection::completeOp(const Ticket &T, const Status &S) {
   if (T->Done.load())
     return;
@@ -319,6 +329,9 @@ void Connection::completeOp(const Ticket &T, const Status &S) {
   }
   if (!S.ok())
     T->Result = S;
+  else
+    for (const LateCopy &C : T->Then)
+      std::memcpy(C.To, C.From, C.Size);
   T->Done.store(true, std::memory_order_release);
   // Last: T may be the table's own reference (see onMessage).
   Pending.remove(T->Id);

@@ -45,6 +45,14 @@ struct HostRange {
   uint64_t Size = 0;
 };
 
+/// Bytes a reply brought into one place that another wants as well, copied
+/// once the reply is in (see Connection::copyOnArrival).
+struct LateCopy {
+  const void *From = nullptr;
+  void *To = nullptr;
+  uint64_t Size = 0;
+};
+
 /// One request in flight.
 struct PendingOp {
   uint32_t Id = 0; ///< RequestId on the wire
@@ -55,6 +63,8 @@ struct PendingOp {
   /// Where the reply's bytes land, back to back in this order: a
   /// Retrieve's one range, a Batch's out pieces.
   std::vector<HostRange> Into;
+  /// Copies made when the request succeeds, before it is Done.
+  std::vector<LateCopy> Then;
   bool RunsKernel = false;      ///< a Run, or a Batch that runs a kernel
   std::vector<uint8_t> Payload; ///< bulk data of a LoadImage reply
   std::chrono::steady_clock::time_point Issued;
@@ -136,6 +146,13 @@ public:
   Ticket landed(uint32_t Queue, uint32_t Seq);
   /// Liveness check.
   Ticket ping();
+  /// Copy Size bytes from From, which T's reply fills, to To once T has
+  /// succeeded: at once if it has, else before T is Done. Nothing is copied
+  /// if T fails.
+  void copyOnArrival(const Ticket &T, const void *From, void *To,
+                     uint64_t Size);
+  /// OMPDPU_TRACE is set.
+  bool tracing() const { return Trace; }
 
   /// Make progress until T completes; returns its result.
   Status wait(const Ticket &T);

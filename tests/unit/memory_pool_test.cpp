@@ -75,6 +75,30 @@ TEST(MemoryPool, BlocksNeverStraddleSlabs) {
   }
 }
 
+// The plugin asks the server for device bytes it only predicts a region
+// will retrieve; it asks only for ranges holds() vouches for, as the
+// server refuses a request that reads outside its allocations.
+TEST(MemoryPool, HoldsOnlyRangesTheServerGaveIt) {
+  FakeServer S;
+  DeviceMemoryPool P = S.pool();
+  EXPECT_FALSE(P.holds(1 << 20, 8)) << "nothing allocated yet";
+  auto Small = P.allocate(8);
+  ASSERT_TRUE(Small);
+  uint64_t Slab = S.Live.begin()->first;
+  EXPECT_TRUE(P.holds(*Small, 8));
+  EXPECT_TRUE(P.holds(Slab, DeviceMemoryPool::kSlabSize)) << "the whole slab";
+  EXPECT_FALSE(P.holds(Slab - 8, 16)) << "starts before the slab";
+  EXPECT_FALSE(P.holds(Slab + DeviceMemoryPool::kSlabSize - 8, 16))
+      << "ends beyond it";
+  EXPECT_FALSE(P.holds(Slab + 8, ~0ull - 4)) << "a size that wraps";
+  auto Large = P.allocate(1 << 20);
+  ASSERT_TRUE(Large);
+  EXPECT_TRUE(P.holds(*Large, 1 << 20));
+  EXPECT_FALSE(P.holds(*Large, (1 << 20) + (64 << 10))) << "past its end";
+  ASSERT_TRUE(P.release(*Large).ok());
+  EXPECT_FALSE(P.holds(*Large, 8)) << "a freed large block (cached)";
+}
+
 TEST(MemoryPool, LargeBlocksAreCachedAndDoubleFreesCaught) {
   FakeServer S;
   DeviceMemoryPool P = S.pool();
