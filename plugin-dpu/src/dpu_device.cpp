@@ -19,10 +19,11 @@ DpuDevice::DpuDevice(int32_t Index, std::unique_ptr<client::Connection> C)
               return S;
             return T->Value;
           },
-          [this](uint64_t Ptr) { return Conn->wait(Conn->free(Ptr)); }) {}
+          [this](uint64_t Ptr) { return Conn->wait(Conn->free(Ptr)); }),
+      Trace(Conn->tracing()) {}
 
 DpuDevice::~DpuDevice() {
-  if (Conn->tracing() && (ResultsTaken || ResultsMissed))
+  if (Trace && (ResultsTaken || ResultsMissed))
     log(LogLevel::Info,
         "%s: results asked for with their launch: %lu taken, %lu not",
         name().c_str(), (unsigned long)ResultsTaken.load(),
@@ -346,7 +347,8 @@ void DpuDevice::finishLaunch(AsyncQueue &Q) {
   for (AsyncQueue::LaunchWindow::AskedRange &A : W.AskedRanges)
     if (!A.Taken) {
       A.Taken = true;
-      ++ResultsMissed;
+      if (Trace)
+        ++ResultsMissed;
     }
   W.Kernel = nullptr;
   W.Open = false;
@@ -411,7 +413,8 @@ bool DpuDevice::takeAskedResult(AsyncQueue &Q, void *Dst, uint64_t Src,
       // has only had retrieves (the window is open), which change nothing
       // on the device: they are what this retrieve would read.
       A.Taken = true;
-      ++ResultsTaken;
+      if (Trace)
+        ++ResultsTaken;
       Conn->copyOnArrival(W.Ticket, W.Staging.data() + A.Offset, Dst, Size);
       return true;
     }

@@ -205,8 +205,9 @@ private:
   int32_t Index;
   std::unique_ptr<client::Connection> Conn;
   DeviceMemoryPool Pool;
-  /// Results asked for with a launch: taken by a retrieve, or not (shown
-  /// with OMPDPU_TRACE).
+  /// Results asked for with a launch: taken by a retrieve, or not. Counted
+  /// only with OMPDPU_TRACE (Trace), which shows them at the end.
+  const bool Trace;
   std::atomic<uint64_t> ResultsTaken{0}, ResultsMissed{0};
   std::mutex M; // guards the members below
   uint32_t NextQueueId = 1;
