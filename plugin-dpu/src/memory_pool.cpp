@@ -29,7 +29,7 @@ Expected<uint64_t> DeviceMemoryPool::allocate(uint64_t Size) {
   if (Size > kMaxPooled) {
     // Sizes rounded to 64 KiB, so that nearly equal arrays share blocks.
     uint64_t Rounded = (Size + kMaxPooled - 1) & ~(kMaxPooled - 1);
-    std::lock_guard<std::mutex> L(M);
+    std::unique_lock<SpinLock> L(M);
     auto It = FreeLarge.find(Rounded);
     if (It != FreeLarge.end()) {
       uint64_t Ptr = It->second;
@@ -39,8 +39,11 @@ Expected<uint64_t> DeviceMemoryPool::allocate(uint64_t Size) {
       LiveLarge[Ptr] = Rounded;
       return Ptr;
     }
+    // Other threads need not wait (spinning) for this round trip.
+    L.unlock();
     ++ServerCalls;
     auto P = AllocOnServer(Rounded);
+    L.lock();
     if (!P && FreeLargeBytes) {
       // The cache may hold the memory the server misses: give it back.
       (void)dropLargeCache();
@@ -53,7 +56,7 @@ Expected<uint64_t> DeviceMemoryPool::allocate(uint64_t Size) {
   }
   unsigned C = classOf(Size ? Size : 1);
   uint64_t BlockSize = uint64_t(1) << (C + kMinShift);
-  std::lock_guard<std::mutex> L(M);
+  std::lock_guard<SpinLock> L(M);
   std::vector<uint64_t> &List = FreeLists[C];
   uint64_t Ptr;
   if (!List.empty()) {
@@ -81,7 +84,7 @@ Expected<uint64_t> DeviceMemoryPool::allocate(uint64_t Size) {
 }
 
 bool DeviceMemoryPool::holds(uint64_t Ptr, uint64_t Size) {
-  std::lock_guard<std::mutex> L(M);
+  std::lock_guard<SpinLock> L(M);
   for (uint64_t Slab : Slabs)
     if (Ptr >= Slab && Size <= kSlabSize && Ptr - Slab <= kSlabSize - Size)
       return true;
@@ -90,7 +93,7 @@ bool DeviceMemoryPool::holds(uint64_t Ptr, uint64_t Size) {
 }
 
 Status DeviceMemoryPool::release(uint64_t Ptr) {
-  std::unique_lock<std::mutex> L(M);
+  std::unique_lock<SpinLock> L(M);
   int Class = Live.find(Ptr);
   if (Class < 0) {
     auto Large = LiveLarge.find(Ptr);
@@ -107,6 +110,7 @@ Status DeviceMemoryPool::release(uint64_t Ptr) {
       return Status::error(
           format("0x%lx was already freed", (unsigned long)Ptr));
     }
+    L.unlock();
     ++ServerCalls;
     return FreeOnServer(Ptr);
   }

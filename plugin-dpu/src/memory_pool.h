@@ -12,9 +12,11 @@
 #pragma once
 
 #include "block_table.h"
+#include "common/spin_lock.h"
 #include "common/status.h"
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <mutex>
@@ -60,7 +62,10 @@ private:
 
   ServerAlloc AllocOnServer;
   ServerFree FreeOnServer;
-  std::mutex M;
+  /// Taken twice per mapped variable (allocate, release). Large blocks are
+  /// allocated and freed on the server outside it; a new slab (every
+  /// 4 MiB of small blocks) under it.
+  SpinLock M;
   std::array<std::vector<uint64_t>, kClasses> FreeLists;
   BlockTable Live; // pooled block -> class
   /// Large blocks: live ones with their rounded size, freed ones by size.
@@ -72,7 +77,7 @@ private:
   Status dropLargeCache();
   uint64_t SlabCursor = 0, SlabEnd = 0;
   std::vector<uint64_t> Slabs; // start of each, kSlabSize bytes; never freed
-  uint64_t ServerCalls = 0;
+  std::atomic<uint64_t> ServerCalls{0};
 };
 
 } // namespace ompdpu::plugin
