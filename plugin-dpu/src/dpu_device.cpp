@@ -115,6 +115,8 @@ void DpuDevice::flushBatch(AsyncQueue &Q) {
   }
   for (Event *E : Q.PendingEvents) {
     std::lock_guard<std::mutex> L(E->M);
+    if (E->QueueId != Q.Id || E->QueueEpoch != Q.Epoch)
+      continue; // recorded again since, in another queue (map(always))
     E->Before = BeforeKernel && !E->AfterKernel ? BeforeKernel : snapshot(Q);
     E->Pending = false;
     E->Resolved.notify_all();

@@ -178,6 +178,10 @@ public:
 
   /// Human-readable description (print_device_info).
   void printInfo() const;
+  /// Results asked for with a launch and taken by a retrieve, or not;
+  /// counted with OMPDPU_TRACE only.
+  uint64_t resultsTaken() const { return ResultsTaken; }
+  uint64_t resultsMissed() const { return ResultsMissed; }
 
 private:
   AsyncQueue *queueOf(__tgt_async_info *Async);

@@ -4,6 +4,7 @@
 #include "client/connection.h"
 #include "common/log.h"
 #include "protocol/messages.h"
+#include "server_process.h"
 #include "transport/transport.h"
 
 #include <chrono>
@@ -26,38 +27,11 @@ namespace {
 class ServerTest : public ::testing::Test {
 protected:
   void SetUp() override {
-    int Fds[2];
-    ASSERT_EQ(pipe2(Fds, O_CLOEXEC), 0);
-    Pid = fork();
-    if (Pid == 0) {
-      dup2(Fds[1], 3);
-      execl(OMPDPU_SERVER_EXE, OMPDPU_SERVER_EXE, "--listen", "127.0.0.1:0",
-            "--ready-fd", "3", "--memory", "64M", nullptr);
-      _exit(127);
-    }
-    close(Fds[1]);
-    std::string Line;
-    char Buf[128];
-    pollfd P{Fds[0], POLLIN, 0};
-    while (Line.find('\n') == std::string::npos && poll(&P, 1, 10000) > 0) {
-      ssize_t N = read(Fds[0], Buf, sizeof(Buf));
-      if (N <= 0)
-        break;
-      Line.append(Buf, N);
-    }
-    close(Fds[0]);
-    ASSERT_EQ(Line.rfind("LISTENING 127.0.0.1:", 0), 0u) << Line;
-    Addr.Host = "127.0.0.1";
-    Addr.Port = static_cast<uint16_t>(std::stoi(Line.substr(20)));
+    Server.start();
     Cfg.ConnectTimeout = 5;
     Cfg.ResponseTimeout = 10;
   }
-  void TearDown() override {
-    if (Pid > 0) {
-      kill(Pid, SIGTERM);
-      waitpid(Pid, nullptr, 0);
-    }
-  }
+  void TearDown() override { Server.stop(); }
   std::unique_ptr<client::Connection> connect() {
     auto C = client::Connection::open(Addr, Cfg);
     EXPECT_TRUE(C) << C.status().message();
@@ -82,8 +56,9 @@ protected:
   /// True while the supervisor process still runs.
   bool serverAlive() { return waitpid(Pid, nullptr, WNOHANG) == 0; }
 
-  pid_t Pid = -1;
-  DeviceAddress Addr;
+  test::ServerProcess Server;
+  pid_t &Pid = Server.Pid;
+  const DeviceAddress &Addr = Server.Addr;
   ClientConfig Cfg;
 };
 

@@ -1,0 +1,135 @@
+// The plugin's device logic (DpuDevice) against a real server, driven the
+// way libomptarget drives it: queues, launches, events. For orders of
+// operations libomptarget does not produce today but may, and for which a
+// wrong answer would be silent.
+#include "dpu_device.h"
+#include "server_process.h"
+
+#include <cstdlib>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <iterator>
+
+using namespace ompdpu;
+using namespace ompdpu::plugin;
+
+namespace {
+
+class DeviceTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    // Counts the results asked for with a launch (resultsTaken()).
+    setenv("OMPDPU_TRACE", "1", 1);
+    Server.start();
+    ASSERT_FALSE(HasFatalFailure());
+    ClientConfig Cfg;
+    Cfg.ConnectTimeout = 5;
+    Cfg.ResponseTimeout = 10;
+    auto C = client::Connection::open(Server.Addr, Cfg);
+    ASSERT_TRUE(C) << C.status().message();
+    Dev = std::make_unique<DpuDevice>(0, std::move(*C));
+    std::ifstream F(OMPDPU_TEST_IMAGE, std::ios::binary);
+    Image.assign(std::istreambuf_iterator<char>(F), {});
+    // What the host's copy of the fixture's entry table looks like.
+    HostEntries = {{nullptr, const_cast<char *>("fixture_kernel"), 0, 0, 0},
+                   {nullptr, const_cast<char *>("fixture_global"), 16, 0, 0},
+                   {nullptr, const_cast<char *>("fixture_copy"), 0, 0, 0},
+                   {nullptr, const_cast<char *>("fixture_wait"), 0, 0, 0}};
+    __tgt_device_image Img{Image.data(), Image.data() + Image.size(),
+                           HostEntries.data(),
+                           HostEntries.data() + HostEntries.size()};
+    auto Table = Dev->loadBinary(&Img);
+    ASSERT_TRUE(Table) << Table.status().message();
+    Copy = (*Table)->EntriesBegin[2].addr; // fixture_copy(dst, src)
+  }
+  void TearDown() override {
+    Dev.reset();
+    Server.stop();
+    unsetenv("OMPDPU_TRACE");
+  }
+  void *alloc8() {
+    auto P = Dev->alloc(8, 0);
+    EXPECT_TRUE(P) << P.status().message();
+    return P ? *P : nullptr;
+  }
+  /// One region as libomptarget issues it: the source's copy, the launch
+  /// of fixture_copy(Dst, Src), Dst's retrieve, the synchronize. What came
+  /// back in Dst.
+  uint64_t copyRegion(void *Dst, void *Src, uint64_t Value) {
+    __tgt_async_info AI{};
+    uint64_t Back = ~0ull;
+    EXPECT_TRUE(Dev->submit(Src, &Value, 8, &AI).ok());
+    void *Args[] = {Dst, Src};
+    EXPECT_TRUE(Dev->launch(Copy, Args, nullptr, 2, &AI).ok());
+    EXPECT_TRUE(Dev->retrieve(&Back, Dst, 8, &AI).ok());
+    EXPECT_TRUE(Dev->synchronize(&AI).ok());
+    return Back;
+  }
+
+  test::ServerProcess Server;
+  std::unique_ptr<DpuDevice> Dev;
+  std::vector<char> Image;
+  std::vector<__tgt_offload_entry> HostEntries;
+  void *Copy = nullptr;
+};
+
+TEST_F(DeviceTest, ResultsAskedForWithTheLaunchAreTakenByItsRetrieve) {
+  void *Dst = alloc8(), *Src = alloc8();
+  ASSERT_TRUE(Dst && Src);
+  for (uint64_t R = 0; R < 4; ++R)
+    EXPECT_EQ(copyRegion(Dst, Src, 100 + R), 100 + R) << R;
+  // The first region teaches the plugin what follows the kernel.
+  EXPECT_EQ(Dev->resultsTaken(), 3u);
+  EXPECT_EQ(Dev->resultsMissed(), 0u);
+}
+
+// The result's bytes are read right after the kernel. Once anything but a
+// retrieve follows the launch in its queue, they may be stale: here a copy
+// to the result's own block. The retrieve must bring that copy's bytes.
+TEST_F(DeviceTest, AnOperationAfterTheLaunchEndsItsResults) {
+  void *Dst = alloc8(), *Src = alloc8();
+  ASSERT_TRUE(Dst && Src);
+  for (uint64_t R = 0; R < 2; ++R)
+    ASSERT_EQ(copyRegion(Dst, Src, R), R);
+  ASSERT_EQ(Dev->resultsTaken(), 1u);
+  __tgt_async_info AI{};
+  uint64_t Value = 7, Later = 9, Back = 0;
+  ASSERT_TRUE(Dev->submit(Src, &Value, 8, &AI).ok());
+  void *Args[] = {Dst, Src};
+  ASSERT_TRUE(Dev->launch(Copy, Args, nullptr, 2, &AI).ok());
+  ASSERT_TRUE(Dev->submit(Dst, &Later, 8, &AI).ok());
+  ASSERT_TRUE(Dev->retrieve(&Back, Dst, 8, &AI).ok());
+  ASSERT_TRUE(Dev->synchronize(&AI).ok());
+  EXPECT_EQ(Back, 9u) << "the bytes from before the copy came back";
+  EXPECT_EQ(Dev->resultsTaken(), 1u);
+  EXPECT_EQ(Dev->resultsMissed(), 1u);
+}
+
+// libomptarget records a mapping's event again when it copies the data
+// again (map(always)), possibly from another thread's queue. The first
+// queue's batch leaving must not resolve it: it now waits for the second.
+TEST_F(DeviceTest, AnEventRecordedAgainWaitsForItsLastQueue) {
+  void *A = alloc8(), *B = alloc8();
+  ASSERT_TRUE(A && B);
+  Event *E = acquireEvent();
+  uint64_t One = 1, Two = 2;
+  __tgt_async_info First{}, Second{};
+  ASSERT_TRUE(Dev->submit(A, &One, 8, &First).ok());
+  ASSERT_TRUE(Dev->recordEvent(E, &First).ok());
+  ASSERT_TRUE(Dev->submit(B, &Two, 8, &Second).ok());
+  ASSERT_TRUE(Dev->recordEvent(E, &Second).ok());
+  ASSERT_TRUE(Dev->synchronize(&First).ok());
+  {
+    std::lock_guard<std::mutex> L(E->M);
+    EXPECT_TRUE(E->Pending) << "resolved by the queue it left";
+  }
+  ASSERT_TRUE(Dev->synchronize(&Second).ok());
+  {
+    std::lock_guard<std::mutex> L(E->M);
+    EXPECT_FALSE(E->Pending);
+  }
+  EXPECT_TRUE(Dev->waitEvent(E, nullptr).ok());
+  releaseEvent(E);
+}
+
+} // namespace

@@ -1,0 +1,60 @@
+// A real ompdpu-server process for a test: started listening on a free
+// port of 127.0.0.1 with 64 MiB per client, stopped at the end.
+#pragma once
+
+#include "common/config.h"
+
+#include <csignal>
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <poll.h>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace ompdpu::test {
+
+class ServerProcess {
+public:
+  /// Start the server and wait (at most 10 s) for its address; a failed
+  /// assertion leaves Pid at -1 or the address unset.
+  void start() {
+    int Fds[2];
+    ASSERT_EQ(pipe2(Fds, O_CLOEXEC), 0);
+    Pid = fork();
+    if (Pid == 0) {
+      dup2(Fds[1], 3);
+      execl(OMPDPU_SERVER_EXE, OMPDPU_SERVER_EXE, "--listen", "127.0.0.1:0",
+            "--ready-fd", "3", "--memory", "64M", nullptr);
+      _exit(127);
+    }
+    close(Fds[1]);
+    std::string Line;
+    char Buf[128];
+    pollfd P{Fds[0], POLLIN, 0};
+    while (Line.find('\n') == std::string::npos && poll(&P, 1, 10000) > 0) {
+      ssize_t N = read(Fds[0], Buf, sizeof(Buf));
+      if (N <= 0)
+        break;
+      Line.append(Buf, N);
+    }
+    close(Fds[0]);
+    ASSERT_EQ(Line.rfind("LISTENING 127.0.0.1:", 0), 0u) << Line;
+    Addr.Host = "127.0.0.1";
+    Addr.Port = static_cast<uint16_t>(std::stoi(Line.substr(20)));
+  }
+  /// Stop it (SIGTERM) unless a test already did.
+  void stop() {
+    if (Pid > 0) {
+      kill(Pid, SIGTERM);
+      waitpid(Pid, nullptr, 0);
+    }
+    Pid = -1;
+  }
+  ~ServerProcess() { stop(); }
+
+  pid_t Pid = -1;
+  DeviceAddress Addr;
+};
+
+} // namespace ompdpu::test
