@@ -98,14 +98,19 @@ void DpuDevice::flushBatch(AsyncQueue &Q) {
   B.Args.clear();
   B.Out.clear();
   B.Into.clear();
-  if (Q.PendingEvents.empty())
+  if (!Q.Point)
     return;
   // Events recorded before the kernel joined (libomptarget records them
   // right after a new mapping's copy) wait for the Batch's bytes only, not
   // for its kernel: another thread that maps the same data must not wait
   // for this region to end.
-  std::shared_ptr<const Horizon> BeforeKernel;
-  if (RanKernel) {
+  FlushPoint &P = *Q.Point;
+  std::shared_ptr<const Horizon> All, BeforeKernel;
+  if (!RanKernel || P.AnyAfterKernel)
+    All = snapshot(Q);
+  if (!RanKernel) {
+    BeforeKernel = All;
+  } else {
     auto H = std::make_shared<Horizon>();
     H->Done.assign(Q.InFlight.begin(), Q.InFlight.end() - 1);
     H->Partial = Q.InFlight.back();
@@ -113,15 +118,21 @@ void DpuDevice::flushBatch(AsyncQueue &Q) {
     H->Seq = Q.NextSeq - 1;
     BeforeKernel = std::move(H);
   }
-  for (Event *E : Q.PendingEvents) {
-    std::lock_guard<std::mutex> L(E->M);
-    if (E->QueueId != Q.Id || E->QueueEpoch != Q.Epoch)
-      continue; // recorded again since, in another queue (map(always))
-    E->Before = BeforeKernel && !E->AfterKernel ? BeforeKernel : snapshot(Q);
-    E->Pending = false;
-    E->Resolved.notify_all();
+  {
+    std::lock_guard<std::mutex> L(P.M);
+    P.BeforeKernel = std::move(BeforeKernel);
+    P.All = std::move(All);
+    P.Sent = true;
   }
-  Q.PendingEvents.clear();
+  P.Left.notify_all();
+  Q.Point.reset();
+}
+
+bool Event::pending() const {
+  if (!Point)
+    return false;
+  std::lock_guard<std::mutex> L(Point->M);
+  return !Point->Sent;
 }
 
 void DpuDevice::track(AsyncQueue &Q, Ticket T) {
@@ -185,9 +196,9 @@ Event *acquireEvent() {
 }
 
 void releaseEvent(Event *E) {
-  // Nobody waits for an event libomptarget destroys: no lock needed.
+  // Nobody waits for an event libomptarget destroys.
   E->Before.reset();
-  E->Pending = false;
+  E->Point.reset();
   E->QueueId = 0;
   if (Mine.Free.size() < ThreadEvents::kKept) {
     Mine.Free.push_back(E);
@@ -517,9 +528,8 @@ Status DpuDevice::synchronize(__tgt_async_info *Async) {
 }
 
 Status DpuDevice::recordEvent(Event *E, __tgt_async_info *Async) {
-  std::lock_guard<std::mutex> L(E->M);
   E->Before.reset();
-  E->Pending = false;
+  E->Point.reset();
   E->QueueId = 0;
   if (!Async || !Async->Queue)
     return Status();
@@ -530,36 +540,38 @@ Status DpuDevice::recordEvent(Event *E, __tgt_async_info *Async) {
   if (Q->Batch.empty()) {
     E->Before = snapshot(*Q);
   } else {
-    // Resolved (by the thread that owns the queue) when the batch leaves,
-    // at its next operation that cannot join it or at synchronize.
-    E->Pending = true;
+    // Known when the batch leaves, at the queue's next operation that
+    // cannot join it or at synchronize.
+    if (!Q->Point)
+      Q->Point = std::make_shared<FlushPoint>();
+    E->Point = Q->Point;
     E->AfterKernel = Q->Batch.Kernel != 0;
-    Q->PendingEvents.push_back(E);
+    Q->Point->AnyAfterKernel |= E->AfterKernel;
   }
   return Status();
 }
 
 Status DpuDevice::waitEvent(Event *E, __tgt_async_info *Async) {
-  std::shared_ptr<const Horizon> Before;
-  if (Async && Async->Queue)
-    closeWindow(*static_cast<AsyncQueue *>(Async->Queue));
-  {
-    std::unique_lock<std::mutex> L(E->M);
+  auto *Mine = Async ? static_cast<AsyncQueue *>(Async->Queue) : nullptr;
+  if (Mine) {
+    closeWindow(*Mine);
     // Operations of one queue already run in order: nothing to wait for.
-    if (Async && Async->Queue && E->QueueId) {
-      auto *Q = static_cast<AsyncQueue *>(Async->Queue);
-      if (Q->Id == E->QueueId && Q->Epoch == E->QueueEpoch)
-        return Status();
-    }
-    if (E->Pending && Async && Async->Queue) {
+    if (E->QueueId && Mine->Id == E->QueueId && Mine->Epoch == E->QueueEpoch)
+      return Status();
+  }
+  std::shared_ptr<const Horizon> Before = E->Before;
+  if (E->Point) {
+    FlushPoint &P = *E->Point;
+    std::unique_lock<std::mutex> L(P.M);
+    if (!P.Sent && Mine) {
       // Send our own batch before blocking: the event's queue may be
       // waiting, the same way, for what ours holds.
       L.unlock();
-      flushBatch(*static_cast<AsyncQueue *>(Async->Queue));
+      flushBatch(*Mine);
       L.lock();
     }
-    E->Resolved.wait(L, [E] { return !E->Pending; });
-    Before = E->Before;
+    P.Left.wait(L, [&P] { return P.Sent; });
+    Before = E->AfterKernel ? P.All : P.BeforeKernel;
   }
   if (!Before)
     return Status();

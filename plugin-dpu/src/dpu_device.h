@@ -123,21 +123,42 @@ struct AsyncQueue {
   /// Emptied buffers of earlier regions, for Batch.InBytes to reuse: a
   /// region of small maps then allocates nothing for them.
   std::vector<std::vector<uint8_t>> SpareBytes;
-  /// Events recorded while the batch was unsent.
-  std::vector<Event *> PendingEvents;
+  /// Where events recorded while the batch is unsent learn what they wait
+  /// for, once it leaves (null: none recorded).
+  std::shared_ptr<struct FlushPoint> Point;
+};
+
+/// A queue's batch leaving, for the events recorded before it left: what
+/// they wait for is known from then on. One per batch, not one per event:
+/// libomptarget records an event for each new mapping of a region.
+struct FlushPoint {
+  std::mutex M;
+  std::condition_variable Left;
+  bool Sent = false;
+  /// An event was recorded after the batch's launch joined it (set by the
+  /// queue's thread before the batch leaves).
+  bool AnyAfterKernel = false;
+  /// For events recorded before the batch's launch joined it: its copies
+  /// (Horizon::Partial) but not its kernel. Without a launch, All.
+  std::shared_ptr<const Horizon> BeforeKernel;
+  std::shared_ptr<const Horizon> All; ///< for events recorded after it
 };
 
 /// A recorded point in a queue: the operations issued before it. The
 /// queue's batch may not be sent yet when the event is recorded; the event
-/// is then resolved when the queue sends it.
+/// then waits for its FlushPoint.
+///
+/// No lock: libomptarget records, waits for and destroys a mapping's event
+/// only under that mapping's lock (or after removing it), never two at once.
+/// The one thing that changes under a waiter, a FlushPoint, has its own.
 struct Event {
-  std::mutex M;
-  std::condition_variable Resolved;
-  bool Pending = false;     ///< waits for the queue's next flush
-  bool AfterKernel = false; ///< recorded after the pending batch's launch
   uint32_t QueueId = 0;     ///< queue it was recorded in (0: none)
   uint64_t QueueEpoch = 0;  ///< that queue's use (queues are reused)
-  std::shared_ptr<const Horizon> Before;
+  bool AfterKernel = false; ///< recorded after the pending batch's launch
+  std::shared_ptr<const Horizon> Before; ///< known when recorded, or...
+  std::shared_ptr<FlushPoint> Point;     ///< ... once this point is Sent
+  /// Its batch has not left yet.
+  bool pending() const;
 };
 
 /// Events come and go with every mapping: they are recycled, not freed.

@@ -119,15 +119,9 @@ TEST_F(DeviceTest, AnEventRecordedAgainWaitsForItsLastQueue) {
   ASSERT_TRUE(Dev->submit(B, &Two, 8, &Second).ok());
   ASSERT_TRUE(Dev->recordEvent(E, &Second).ok());
   ASSERT_TRUE(Dev->synchronize(&First).ok());
-  {
-    std::lock_guard<std::mutex> L(E->M);
-    EXPECT_TRUE(E->Pending) << "resolved by the queue it left";
-  }
+  EXPECT_TRUE(E->pending()) << "resolved by the queue it left";
   ASSERT_TRUE(Dev->synchronize(&Second).ok());
-  {
-    std::lock_guard<std::mutex> L(E->M);
-    EXPECT_FALSE(E->Pending);
-  }
+  EXPECT_FALSE(E->pending());
   EXPECT_TRUE(Dev->waitEvent(E, nullptr).ok());
   releaseEvent(E);
 }
