@@ -454,8 +454,9 @@ Status DpuDevice::launch(void *Entry, void **Args, ptrdiff_t *Offsets,
                   static_cast<uint64_t>(Offsets ? Offsets[K] : 0);
   };
   if (Async) {
-    // Joins the queue's batch, after the region's small submits; it leaves
-    // with the region's small retrieves, at synchronize at the latest.
+    // Joins the queue's batch, after the region's small submits. What
+    // followed the kernel's last launch decides when it leaves (see
+    // KernelRecord::Results).
     AsyncQueue *Q = queueOf(Async);
     finishLaunch(*Q);
     if (Q->Batch.closedToSubmits())
@@ -468,18 +469,19 @@ Status DpuDevice::launch(void *Entry, void **Args, ptrdiff_t *Offsets,
     W.Args = Q->Batch.Args;
     W.Open = true;
     switch (Kernel->Follow.load(std::memory_order_relaxed)) {
-    case KernelRecord::Results::Hold:
-      break; // leaves with its results, at synchronize at the latest
+    case KernelRecord::Results::None:
+      flushBatch(*Q);
+      break;
     case KernelRecord::Results::Predict:
       if (!W.Ticket && askForResults(*Q, *Kernel)) {
         flushBatch(*Q);
         W.Ticket = Q->InFlight.back();
-        break;
       }
-      [[fallthrough]];
-    case KernelRecord::Results::None:
-      flushBatch(*Q);
+      // Otherwise (results already asked for in this queue, or ranges the
+      // pool does not vouch for) it waits for them, as with Hold.
       break;
+    case KernelRecord::Results::Hold:
+      break; // leaves with its results, at synchronize at the latest
     }
     return Status();
   }

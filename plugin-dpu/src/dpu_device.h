@@ -60,9 +60,11 @@ struct KernelRecord {
     None,    ///< no small retrieves: the next launch leaves at once
     Hold,    ///< small retrieves, not relative to the arguments: the next
              ///< launch waits to leave with them (one request, one reply)
-    Predict, ///< Predicted: the next launch leaves at once and asks for
-             ///< them, so its round trip overlaps libomptarget's work
-             ///< after the launch and they are at hand when asked for
+    Predict, ///< relative to the arguments (Predicted): the next launch
+             ///< leaves at once and asks for them, so its round trip
+             ///< overlaps libomptarget's work after the launch and they
+             ///< are at hand when retrieved (or, when it cannot ask for
+             ///< them, it waits for them as with Hold)
   };
   std::atomic<Results> Follow{Results::None};
   std::mutex M;                       ///< guards Predicted
@@ -199,6 +201,7 @@ public:
 
   /// Human-readable description (print_device_info).
   void printInfo() const;
+  const client::Connection &connection() const { return *Conn; }
   /// Results asked for with a launch and taken by a retrieve, or not;
   /// counted with OMPDPU_TRACE only.
   uint64_t resultsTaken() const { return ResultsTaken; }

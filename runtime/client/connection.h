@@ -153,6 +153,11 @@ public:
                      uint64_t Size);
   /// OMPDPU_TRACE is set.
   bool tracing() const { return Trace; }
+  /// Requests of this type completed so far (counted with OMPDPU_TRACE).
+  unsigned long completed(protocol::MsgType Type) const {
+    std::lock_guard<std::mutex> L(M);
+    return TraceStats[static_cast<unsigned>(Type)].second;
+  }
 
   /// Make progress until T completes; returns its result.
   Status wait(const Ticket &T);

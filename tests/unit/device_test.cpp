@@ -83,6 +83,24 @@ TEST_F(DeviceTest, ResultsAskedForWithTheLaunchAreTakenByItsRetrieve) {
   EXPECT_EQ(Dev->resultsMissed(), 0u);
 }
 
+// A result in a large block, not at its start: the pool vouches only for
+// a large block's start, so the plugin cannot ask for it with the launch.
+// The launch then waits to leave with the retrieve: one Batch per region
+// once the first has shown that a result follows.
+TEST_F(DeviceTest, AResultThePoolCannotVouchForTravelsWithItsLaunch) {
+  auto Large = Dev->alloc(1 << 20, 0);
+  ASSERT_TRUE(Large) << Large.status().message();
+  void *Src = alloc8();
+  ASSERT_TRUE(Src);
+  char *Dst = static_cast<char *>(*Large) + 8;
+  for (uint64_t R = 0; R < 3; ++R)
+    EXPECT_EQ(copyRegion(Dst, Src, 50 + R), 50 + R) << R;
+  EXPECT_EQ(Dev->resultsTaken(), 0u);
+  EXPECT_EQ(Dev->resultsMissed(), 0u);
+  // The first region: its launch, then its result; then one each.
+  EXPECT_EQ(Dev->connection().completed(protocol::MsgType::Batch), 4u);
+}
+
 // The result's bytes are read right after the kernel. Once anything but a
 // retrieve follows the launch in its queue, they may be stale: here a copy
 // to the result's own block. The retrieve must bring that copy's bytes.
