@@ -20,14 +20,14 @@ DpuDevice::DpuDevice(int32_t Index, std::unique_ptr<client::Connection> C)
             return T->Value;
           },
           [this](uint64_t Ptr) { return Conn->wait(Conn->free(Ptr)); }),
-      Trace(Conn->tracing()) {}
+      Results(Conn->tracing()) {}
 
 DpuDevice::~DpuDevice() {
-  if (Trace && (ResultsTaken || ResultsMissed))
+  if (Results.Trace && (Results.Taken || Results.Missed))
     log(LogLevel::Info,
         "%s: results asked for with their launch: %lu taken, %lu not",
-        name().c_str(), (unsigned long)ResultsTaken.load(),
-        (unsigned long)ResultsMissed.load());
+        name().c_str(), (unsigned long)Results.Taken.load(),
+        (unsigned long)Results.Missed.load());
   delete SpareQueue.load();
 }
 
@@ -128,13 +128,6 @@ void DpuDevice::flushBatch(AsyncQueue &Q) {
   Q.Point.reset();
 }
 
-bool Event::pending() const {
-  if (!Point)
-    return false;
-  std::lock_guard<std::mutex> L(Point->M);
-  return !Point->Sent;
-}
-
 void DpuDevice::track(AsyncQueue &Q, Ticket T) {
   Q.InFlight.push_back(std::move(T));
   Q.Snapshot.reset();
@@ -149,72 +142,12 @@ std::shared_ptr<const Horizon> DpuDevice::snapshot(AsyncQueue &Q) {
   return Q.Snapshot;
 }
 
-namespace {
-/// Events freed by any thread and not kept by it. Never destroyed: a thread
-/// that ends during the process's exit still gives its events back here.
-struct SharedEvents {
-  std::mutex M;
-  std::vector<std::unique_ptr<Event>> Free;
-};
-SharedEvents &shared() {
-  static auto *S = new SharedEvents;
-  return *S;
-}
-
-/// Events this thread freed, for its next creates without a lock:
-/// libomptarget creates one per new mapping and destroys it at unmapping,
-/// eight of each for a region with eight small maps.
-struct ThreadEvents {
-  static constexpr size_t kKept = 256;
-  std::vector<Event *> Free;
-  ~ThreadEvents() {
-    SharedEvents &S = shared();
-    std::lock_guard<std::mutex> L(S.M);
-    for (Event *E : Free)
-      S.Free.emplace_back(E);
-  }
-};
-thread_local ThreadEvents Mine;
-} // namespace
-
-Event *acquireEvent() {
-  if (!Mine.Free.empty()) {
-    Event *E = Mine.Free.back();
-    Mine.Free.pop_back();
-    return E;
-  }
-  {
-    SharedEvents &S = shared();
-    std::lock_guard<std::mutex> L(S.M);
-    if (!S.Free.empty()) {
-      Event *E = S.Free.back().release();
-      S.Free.pop_back();
-      return E;
-    }
-  }
-  return new Event();
-}
-
-void releaseEvent(Event *E) {
-  // Nobody waits for an event libomptarget destroys.
-  E->Before.reset();
-  E->Point.reset();
-  E->QueueId = 0;
-  if (Mine.Free.size() < ThreadEvents::kKept) {
-    Mine.Free.push_back(E);
-    return;
-  }
-  SharedEvents &S = shared();
-  std::lock_guard<std::mutex> L(S.M);
-  S.Free.emplace_back(E);
-}
-
 template <typename IssueFn>
 Status DpuDevice::perform(__tgt_async_info *Async, IssueFn F) {
   if (!Async)
     return Conn->wait(F(0u, 0u));
   AsyncQueue *Q = queueOf(Async);
-  closeWindow(*Q);
+  Q->Launch.close();
   flushBatch(*Q);
   track(*Q, F(Q->Id, Q->NextSeq++));
   // Fail fast when the operation could not even be sent.
@@ -292,7 +225,7 @@ Status DpuDevice::submit(void *Dst, const void *Src, int64_t Size,
   if (Async && Size <= kBatchPieceMax) {
     // Copying a few bytes is cheaper than a message of their own.
     AsyncQueue *Q = queueOf(Async);
-    closeWindow(*Q);
+    Q->Launch.close();
     AsyncQueue::PendingBatch &B = Q->Batch;
     if (B.closedToSubmits() || B.In.size() + B.Out.size() >= kBatchMaxPieces)
       flushBatch(*Q);
@@ -316,9 +249,9 @@ Status DpuDevice::retrieve(void *Dst, const void *Src, int64_t Size,
   if (Async && Size <= kBatchPieceMax) {
     // Comes back with the batch's reply (a region's map(from:) scalar).
     AsyncQueue *Q = queueOf(Async);
-    if (Q->Launch.Open &&
-        takeAskedResult(*Q, Dst, reinterpret_cast<uint64_t>(Src),
-                        static_cast<uint64_t>(Size)))
+    if (Q->Launch.open() &&
+        Q->Launch.take(*Conn, Dst, reinterpret_cast<uint64_t>(Src),
+                       static_cast<uint64_t>(Size), Results))
       return Status();
     AsyncQueue::PendingBatch &B = Q->Batch;
     if (B.In.size() + B.Out.size() >= kBatchMaxPieces)
@@ -331,107 +264,6 @@ Status DpuDevice::retrieve(void *Dst, const void *Src, int64_t Size,
   return perform(Async, [&](uint32_t Q, uint32_t Seq) {
     return Conn->retrieve(Dst, reinterpret_cast<uint64_t>(Src), Size, Q, Seq);
   });
-}
-
-/// Arguments a result may be relative to: it starts at most this far
-/// beyond one (an array section's start beyond its base pointer).
-constexpr uint64_t kMaxResultDelta = 1 << 20;
-/// Results asked for with one launch: at most this many bytes...
-constexpr uint64_t kMaxAskedBytes = 64 * 1024;
-/// ... in at most this many pieces.
-constexpr size_t kMaxAskedPieces = 64;
-
-void DpuDevice::finishLaunch(AsyncQueue &Q) {
-  AsyncQueue::LaunchWindow &W = Q.Launch;
-  if (!W.Kernel)
-    return;
-  using Results = KernelRecord::Results;
-  Results Learnt = W.Seen.empty() ? Results::None
-                   : W.Unrelated  ? Results::Hold
-                                  : Results::Predict;
-  // A prediction that came true as asked need not be written again.
-  if (Learnt == Results::Predict && !(W.Ticket && W.Seen == W.Asked)) {
-    std::lock_guard<std::mutex> L(W.Kernel->M);
-    W.Kernel->Predicted = W.Seen;
-  }
-  if (W.Kernel->Follow.load(std::memory_order_relaxed) != Learnt)
-    W.Kernel->Follow.store(Learnt, std::memory_order_relaxed);
-  // What is not taken by now is taken by nobody.
-  for (AsyncQueue::LaunchWindow::AskedRange &A : W.AskedRanges)
-    if (!A.Taken) {
-      A.Taken = true;
-      if (Trace)
-        ++ResultsMissed;
-    }
-  W.Kernel = nullptr;
-  W.Open = false;
-  W.Seen.clear();
-  W.Unrelated = false;
-}
-
-bool DpuDevice::askForResults(AsyncQueue &Q, KernelRecord &Kernel) {
-  AsyncQueue::LaunchWindow &W = Q.Launch;
-  {
-    std::lock_guard<std::mutex> L(Kernel.M);
-    W.Asked = Kernel.Predicted;
-  }
-  AsyncQueue::PendingBatch &B = Q.Batch;
-  if (W.Asked.empty() || W.Asked.size() > kMaxAskedPieces ||
-      B.Out.size() + B.In.size() + W.Asked.size() > kBatchMaxPieces)
-    return false;
-  W.AskedRanges.clear();
-  uint64_t Total = 0;
-  for (const ResultPiece &P : W.Asked) {
-    if (P.Arg >= B.Args.size())
-      return false;
-    uint64_t Src = B.Args[P.Arg] + P.Delta;
-    // The server refuses a Batch that reads outside its memory, kernel and
-    // all: ask only for bytes the pool knows to be there.
-    if (Total + P.Size > kMaxAskedBytes || !Pool.holds(Src, P.Size)) {
-      W.AskedRanges.clear();
-      return false;
-    }
-    W.AskedRanges.push_back({{Src, P.Size}, Total});
-    Total += P.Size;
-  }
-  W.Staging.resize(Total);
-  for (const AsyncQueue::LaunchWindow::AskedRange &A : W.AskedRanges) {
-    B.Out.push_back(A.Range);
-    B.Into.push_back({W.Staging.data() + A.Offset, A.Range.Size});
-  }
-  return true;
-}
-
-bool DpuDevice::takeAskedResult(AsyncQueue &Q, void *Dst, uint64_t Src,
-                                uint64_t Size) {
-  AsyncQueue::LaunchWindow &W = Q.Launch;
-  // Learn it, relative to the argument it lies closest beyond.
-  ResultPiece Seen;
-  bool Related = false;
-  for (size_t K = 0; K < W.Args.size(); ++K)
-    if (Src >= W.Args[K] && Src - W.Args[K] < kMaxResultDelta &&
-        (!Related || Src - W.Args[K] < Seen.Delta)) {
-      Seen = {static_cast<uint32_t>(K), Src - W.Args[K], Size};
-      Related = true;
-    }
-  if (Related)
-    W.Seen.push_back(Seen);
-  else
-    W.Unrelated = true;
-  if (!W.Ticket)
-    return false;
-  for (AsyncQueue::LaunchWindow::AskedRange &A : W.AskedRanges)
-    if (!A.Taken && A.Range.DevicePtr == Src && A.Range.Size == Size) {
-      // The bytes were read right after the kernel; since then the queue
-      // has only had retrieves (the window is open), which change nothing
-      // on the device: they are what this retrieve would read.
-      A.Taken = true;
-      if (Trace)
-        ++ResultsTaken;
-      Conn->copyOnArrival(W.Ticket, W.Staging.data() + A.Offset, Dst, Size);
-      return true;
-    }
-  return false; // not predicted: goes as asked
 }
 
 Status DpuDevice::exchange(const void *Src, DpuDevice &Dst, void *DstPtr,
@@ -458,29 +290,29 @@ Status DpuDevice::launch(void *Entry, void **Args, ptrdiff_t *Offsets,
     // followed the kernel's last launch decides when it leaves (see
     // KernelRecord::Results).
     AsyncQueue *Q = queueOf(Async);
-    finishLaunch(*Q);
-    if (Q->Batch.closedToSubmits())
+    Q->Launch.finish(Results);
+    AsyncQueue::PendingBatch &B = Q->Batch;
+    if (B.closedToSubmits())
       flushBatch(*Q);
-    Q->Batch.Kernel = Kernel->Handle;
-    Q->Batch.Args.resize(Count);
-    Fill(Q->Batch.Args.data());
-    AsyncQueue::LaunchWindow &W = Q->Launch;
-    W.Kernel = Kernel;
-    W.Args = Q->Batch.Args;
-    W.Open = true;
-    switch (Kernel->Follow.load(std::memory_order_relaxed)) {
-    case KernelRecord::Results::None:
+    B.Kernel = Kernel->Handle;
+    B.Args.resize(Count);
+    Fill(B.Args.data());
+    Q->Launch.begin(Kernel->Results, B.Args);
+    switch (Kernel->Results.follow()) {
+    case KernelResults::Follow::None:
       flushBatch(*Q);
       break;
-    case KernelRecord::Results::Predict:
-      if (!W.Ticket && askForResults(*Q, *Kernel)) {
+    case KernelResults::Follow::Predict:
+      if (!Q->Launch.asked() &&
+          Q->Launch.ask(B.Out, B.Into,
+                        kBatchMaxPieces - B.In.size() - B.Out.size(), Pool)) {
         flushBatch(*Q);
-        W.Ticket = Q->InFlight.back();
+        Q->Launch.sent(Q->InFlight.back());
       }
       // Otherwise (results already asked for in this queue, or ranges the
       // pool does not vouch for) it waits for them, as with Hold.
       break;
-    case KernelRecord::Results::Hold:
+    case KernelResults::Follow::Hold:
       break; // leaves with its results, at synchronize at the latest
     }
     return Status();
@@ -503,8 +335,8 @@ Status DpuDevice::synchronize(__tgt_async_info *Async) {
   if (!Q)
     return Status();
   flushBatch(*Q);
-  finishLaunch(*Q);
-  Q->Launch.Ticket.reset();
+  Q->Launch.finish(Results);
+  Q->Launch.synchronized();
   Status First;
   for (const Ticket &T : Q->InFlight) {
     Status S = Conn->wait(T);
@@ -536,7 +368,7 @@ Status DpuDevice::recordEvent(Event *E, __tgt_async_info *Async) {
   if (!Async || !Async->Queue)
     return Status();
   auto *Q = static_cast<AsyncQueue *>(Async->Queue);
-  closeWindow(*Q);
+  Q->Launch.close();
   E->QueueId = Q->Id;
   E->QueueEpoch = Q->Epoch;
   if (Q->Batch.empty()) {
@@ -556,7 +388,7 @@ Status DpuDevice::recordEvent(Event *E, __tgt_async_info *Async) {
 Status DpuDevice::waitEvent(Event *E, __tgt_async_info *Async) {
   auto *Mine = Async ? static_cast<AsyncQueue *>(Async->Queue) : nullptr;
   if (Mine) {
-    closeWindow(*Mine);
+    Mine->Launch.close();
     // Operations of one queue already run in order: nothing to wait for.
     if (E->QueueId && Mine->Id == E->QueueId && Mine->Epoch == E->QueueEpoch)
       return Status();
