@@ -11,13 +11,19 @@ constexpr uint64_t kMaxAskedBytes = 64 * 1024;
 /// ... in at most this many pieces.
 constexpr size_t kMaxAskedPieces = 64;
 
-void KernelResults::learn(Follow To, const std::vector<ResultPiece> *Pieces) {
-  if (Pieces) {
-    std::lock_guard<std::mutex> L(M);
-    Predicted = *Pieces;
+void KernelResults::saw(Follow What) {
+  if (F.load(std::memory_order_relaxed) != What)
+    F.store(What, std::memory_order_relaxed);
+}
+
+void KernelResults::saw(const std::vector<ResultPiece> &Seen) {
+  std::lock_guard<std::mutex> L(M);
+  if (Seen == Predicted) {
+    F.store(Follow::Predict, std::memory_order_relaxed);
+    return;
   }
-  if (F.load(std::memory_order_relaxed) != To)
-    F.store(To, std::memory_order_relaxed);
+  Predicted = Seen; // predicted once it comes again
+  F.store(Follow::Hold, std::memory_order_relaxed);
 }
 
 void LaunchWindow::begin(KernelResults &K,
@@ -31,12 +37,12 @@ void LaunchWindow::finish(ResultStats &Stats) {
   if (!Kernel)
     return;
   using Follow = KernelResults::Follow;
-  Follow Learnt = Seen.empty() ? Follow::None
-                  : Unrelated  ? Follow::Hold
-                               : Follow::Predict;
-  // A prediction that came true as asked need not be written again.
-  bool Changed = Learnt == Follow::Predict && !(Ticket && Seen == Asked);
-  Kernel->learn(Learnt, Changed ? &Seen : nullptr);
+  if (Seen.empty())
+    Kernel->saw(Follow::None);
+  else if (Unrelated)
+    Kernel->saw(Follow::Hold);
+  else if (!(Ticket && Seen == Asked))
+    Kernel->saw(Seen); // a prediction that came true as asked stands
   // What is not taken by now is taken by nobody.
   for (AskedRange &A : AskedRanges)
     if (!A.Taken) {

@@ -35,15 +35,17 @@ struct ResultPiece {
   }
 };
 
-/// What followed a kernel's last launch in its queue, learnt when that
-/// queue moved on. Shared by the threads that launch the kernel.
+/// What followed a kernel's last launches in their queues, learnt as those
+/// queues moved on. Shared by the threads that launch the kernel.
 class KernelResults {
 public:
   enum class Follow : uint8_t {
     None,    ///< no small retrieves: the next launch leaves at once
-    Hold,    ///< small retrieves, not relative to the arguments: the next
-             ///< launch waits to leave with them (one request, one reply)
-    Predict, ///< relative to the arguments (predicted()): the next launch
+    Hold,    ///< small retrieves, not (yet) the same twice in a row relative
+             ///< to the arguments: the next launch waits to leave with them
+             ///< (one request, one reply)
+    Predict, ///< the same small retrieves, relative to the arguments, after
+             ///< the last two launches (predicted()): the next launch
              ///< leaves at once and asks for them, so its round trip
              ///< overlaps libomptarget's work after the launch and they
              ///< are at hand when retrieved (or, when it cannot ask for
@@ -54,8 +56,14 @@ public:
     std::lock_guard<std::mutex> L(M);
     return Predicted;
   }
-  /// Pieces: what followed, when F is Predict (null: unchanged).
-  void learn(Follow To, const std::vector<ResultPiece> *Pieces);
+  /// A launch was followed by no small retrieves (None) or by some not
+  /// relative to its arguments (Hold).
+  void saw(Follow What);
+  /// A launch was followed by these, relative to its arguments. A pattern
+  /// that changes from one launch to the next (a chunk's offset in a loop,
+  /// threads with their own) is never predicted: a wrong prediction costs
+  /// a second round trip, holding the launch none.
+  void saw(const std::vector<ResultPiece> &Seen);
 
 private:
   std::atomic<Follow> F{Follow::None};
