@@ -287,8 +287,8 @@ Status DpuDevice::launch(void *Entry, void **Args, ptrdiff_t *Offsets,
   };
   if (Async) {
     // Joins the queue's batch, after the region's small submits. What
-    // followed the kernel's last launch decides when it leaves (see
-    // KernelRecord::Results).
+    // followed the kernel's last launches decides when it leaves (see
+    // KernelResults::Follow).
     AsyncQueue *Q = queueOf(Async);
     Q->Launch.finish(Results);
     AsyncQueue::PendingBatch &B = Q->Batch;

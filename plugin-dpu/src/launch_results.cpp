@@ -44,12 +44,10 @@ void LaunchWindow::finish(ResultStats &Stats) {
   else if (!(Ticket && Seen == Asked))
     Kernel->saw(Seen); // a prediction that came true as asked stands
   // What is not taken by now is taken by nobody.
-  for (AskedRange &A : AskedRanges)
-    if (!A.Taken) {
-      A.Taken = true;
-      if (Stats.Trace)
-        ++Stats.Missed;
-    }
+  if (Stats.Trace)
+    for (const AskedRange &A : AskedRanges)
+      Stats.Missed += !A.Taken;
+  AskedRanges.clear(); // Staging stays until the queue synchronizes
   Kernel = nullptr;
   Open = false;
   Seen.clear();
@@ -65,13 +63,12 @@ bool LaunchWindow::ask(std::vector<protocol::Piece> &Out,
   AskedRanges.clear();
   uint64_t Total = 0;
   for (const ResultPiece &P : Asked) {
-    if (P.Arg >= Args.size())
-      return false;
-    uint64_t Src = Args[P.Arg] + P.Delta;
+    uint64_t Src = P.Arg < Args.size() ? Args[P.Arg] + P.Delta : 0;
     // The server refuses a Batch that reads outside its memory, kernel and
     // all: ask only for bytes the pool knows to be there.
-    if (Total + P.Size > kMaxAskedBytes || !Pool.holds(Src, P.Size)) {
-      AskedRanges.clear();
+    if (P.Arg >= Args.size() || Total + P.Size > kMaxAskedBytes ||
+        !Pool.holds(Src, P.Size)) {
+      AskedRanges.clear(); // nothing asked
       return false;
     }
     AskedRanges.push_back({{Src, P.Size}, Total});

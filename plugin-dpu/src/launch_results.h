@@ -67,8 +67,10 @@ public:
 
 private:
   std::atomic<Follow> F{Follow::None};
-  mutable std::mutex M;               ///< guards Predicted
-  std::vector<ResultPiece> Predicted; ///< when F is Predict
+  mutable std::mutex M; ///< guards Predicted
+  /// What followed the last launch seen: the prediction when F is
+  /// Predict, a candidate for one when it is Hold.
+  std::vector<ResultPiece> Predicted;
 };
 
 /// Results asked for with a launch: taken by a retrieve, or not. Counted
@@ -118,7 +120,8 @@ private:
   std::vector<ResultPiece> Seen; ///< the retrieves while Open
   bool Unrelated = false;        ///< one of them was not relative to Args
   /// The prediction as it was asked for, and as device ranges whose bytes
-  /// arrive in Staging with Ticket's reply; each is taken once.
+  /// arrive in Staging with Ticket's reply; each is taken once. Emptied
+  /// when the launch is finished (Staging lasts until synchronize).
   client::Ticket Ticket;
   std::vector<ResultPiece> Asked;
   struct AskedRange {
