@@ -53,6 +53,13 @@ protected:
     ADD_FAILURE() << "no kernel " << Name << " in the fixture image";
     return 0;
   }
+  /// Device memory of Size bytes in C's session (0, after a failed
+  /// expectation, when refused).
+  uint64_t allocate(client::Connection &C, uint64_t Size) {
+    client::Ticket A = C.alloc(Size, 0);
+    EXPECT_TRUE(C.wait(A).ok()) << A->Result.message();
+    return A->Result.ok() ? A->Value : 0;
+  }
   /// True while the supervisor process still runs.
   bool serverAlive() { return waitpid(Pid, nullptr, WNOHANG) == 0; }
 
@@ -153,10 +160,9 @@ TEST_F(ServerTest, RunsWaitForTheOperationsAheadOfThem) {
   uint16_t Copy = loadKernel(*C, "fixture_copy");
   ASSERT_NE(Copy, 0);
   constexpr size_t Words = 8192;
-  client::Ticket Src = C->alloc(Words * 8, 0), Dst = C->alloc(8, 0);
-  ASSERT_TRUE(C->wait(Src).ok());
-  ASSERT_TRUE(C->wait(Dst).ok());
-  const uint64_t Args[2] = {Dst->Value, Src->Value + (Words - 1) * 8};
+  uint64_t Src = allocate(*C, Words * 8), Dst = allocate(*C, 8);
+  ASSERT_TRUE(Src && Dst);
+  const uint64_t Args[2] = {Dst, Src + (Words - 1) * 8};
   std::vector<uint64_t> Data(Words);
   uint32_t Seq = 0;
   for (uint64_t Round = 1; Round <= 24; ++Round) {
@@ -164,13 +170,13 @@ TEST_F(ServerTest, RunsWaitForTheOperationsAheadOfThem) {
     client::Ticket Submit, Run;
     if (Round % 2) {
       Run = C->run(Copy, Args, 2, 7, Seq + 1);
-      Submit = C->submit(Src->Value, Data.data(), Words * 8, 7, Seq);
+      Submit = C->submit(Src, Data.data(), Words * 8, 7, Seq);
     } else {
-      Submit = C->submit(Src->Value, Data.data(), Words * 8, 7, Seq);
+      Submit = C->submit(Src, Data.data(), Words * 8, 7, Seq);
       Run = C->run(Copy, Args, 2, 7, Seq + 1);
     }
     uint64_t Got = 0;
-    client::Ticket Get = C->retrieve(&Got, Dst->Value, 8, 7, Seq + 2);
+    client::Ticket Get = C->retrieve(&Got, Dst, 8, 7, Seq + 2);
     Seq += 3;
     ASSERT_TRUE(C->wait(Submit).ok()) << Submit->Result.message();
     ASSERT_TRUE(C->wait(Run).ok()) << Run->Result.message();
@@ -187,10 +193,8 @@ TEST_F(ServerTest, BatchCopiesInRunsAndAnswersWithTheOutBytes) {
   ASSERT_TRUE(C);
   uint16_t Copy = loadKernel(*C, "fixture_copy");
   ASSERT_NE(Copy, 0);
-  client::Ticket Src = C->alloc(64, 0), Dst = C->alloc(8, 0);
-  ASSERT_TRUE(C->wait(Src).ok());
-  ASSERT_TRUE(C->wait(Dst).ok());
-  uint64_t S = Src->Value, D = Dst->Value;
+  uint64_t S = allocate(*C, 64), D = allocate(*C, 8);
+  ASSERT_TRUE(S && D);
   // In: 16 bytes at Src+0 and 8 at Src+40; the kernel copies Src+40 to Dst;
   // out: Dst, then Src+0's 16 bytes.
   std::vector<Piece> In = {{S, 16}, {S + 40, 8}}, Out = {{D, 8}, {S, 16}};
@@ -249,27 +253,26 @@ TEST_F(ServerTest, LandedAnswersBeforeTheKernelEnds) {
   ASSERT_TRUE(C);
   uint16_t Wait = loadKernel(*C, "fixture_wait");
   ASSERT_NE(Wait, 0);
-  client::Ticket Flag = C->alloc(8, 0), Data = C->alloc(64, 0);
-  ASSERT_TRUE(C->wait(Flag).ok());
-  ASSERT_TRUE(C->wait(Data).ok());
+  uint64_t Flag = allocate(*C, 8), Data = allocate(*C, 64);
+  ASSERT_TRUE(Flag && Data);
   uint64_t Zero = 0, One = 1;
-  ASSERT_EQ(errorOf(*C, C->submit(Flag->Value, &Zero, 8, 0, 0)), "");
+  ASSERT_EQ(errorOf(*C, C->submit(Flag, &Zero, 8, 0, 0)), "");
   using Clock = std::chrono::steady_clock;
   client::Ticket Early = C->landed(3, 0);
   EXPECT_FALSE(
       C->waitUntil(Early, Clock::now() + std::chrono::milliseconds(200)))
       << "answered before the operation was even sent";
   uint64_t Bytes[8] = {1, 2, 3, 4, 5, 6, 7, 8};
-  const uint64_t Arg = Flag->Value;
+  const uint64_t Arg = Flag;
   client::Ticket B =
-      C->batch({{Data->Value, 64}}, Bytes, 64, Wait, &Arg, 1, {}, {}, 3, 0);
+      C->batch({{Data, 64}}, Bytes, 64, Wait, &Arg, 1, {}, {}, 3, 0);
   ASSERT_TRUE(C->waitUntil(Early, Clock::now() + std::chrono::seconds(5)));
   EXPECT_EQ(Early->Result.message(), "");
   EXPECT_FALSE(B->Done.load()) << "the kernel waits for its flag";
   uint64_t Back[8] = {};
-  ASSERT_EQ(errorOf(*C, C->retrieve(Back, Data->Value, 64, 0, 0)), "");
+  ASSERT_EQ(errorOf(*C, C->retrieve(Back, Data, 64, 0, 0)), "");
   EXPECT_EQ(std::memcmp(Back, Bytes, 64), 0) << "bytes in place";
-  ASSERT_EQ(errorOf(*C, C->submit(Flag->Value, &One, 8, 0, 0)), "");
+  ASSERT_EQ(errorOf(*C, C->submit(Flag, &One, 8, 0, 0)), "");
   ASSERT_EQ(errorOf(*C, B), "");
   EXPECT_EQ(errorOf(*C, C->landed(3, 0)), "") << "done: answered at once";
   EXPECT_NE(errorOf(*C, C->landed(0, 0)).find("malformed Landed"),
