@@ -109,7 +109,6 @@ std::vector<uint8_t> readBlob(int Fd) {
 }
 
 int runTransport(int ClientCore, int PeerCore) {
-  transport::prepareEnvironment();
   int Up[2], Down[2];
   if (pipe(Up) || pipe(Down))
     die("pipe failed");

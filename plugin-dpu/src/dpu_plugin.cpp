@@ -66,8 +66,6 @@ void DpuPlugin::connectAll() {
   std::vector<Expected<std::unique_ptr<client::Connection>>> Results;
   for (size_t K = 0; K < Addrs.size(); ++K)
     Results.emplace_back(Status::error("not tried"));
-  // The connections' threads read the environment: change it before.
-  transport::prepareEnvironment();
   std::vector<std::thread> Threads;
   for (size_t K = 0; K < Addrs.size(); ++K)
     Threads.emplace_back(

@@ -53,16 +53,9 @@ struct SockAddress {
 };
 
 /// One UCX context and worker, with the active-message handler installed.
-/// Set UCX's error-handling knobs for shared memory in the environment
-/// (unless set): without them UCX prefers TCP for endpoints that detect peer
-/// failure. Changes the environment only on its first call; call it before
-/// starting threads that may read the environment (setenv racing getenv
-/// crashes). Worker::create calls it too.
-void prepareEnvironment();
-
 class Worker {
 public:
-  /// Create a context and worker (after prepareEnvironment()).
+  /// Create a context and worker.
   /// Transports, when given, restricts UCX to them (UCX_TLS syntax): peers on
   /// the same machine use "sm,self", so that no TCP interface is polled.
   /// With SenderCopies, large messages this worker sends are pushed by it

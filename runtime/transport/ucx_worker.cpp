@@ -1,5 +1,6 @@
 //===- ucx_worker.cpp - Worker implemented with UCP active messages ------===//
 #include "transport/transport.h"
+#include "transport/transport_list.h"
 
 #include "common/log.h"
 #include "protocol/messages.h"
@@ -10,7 +11,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <mutex>
 #include <netdb.h>
 #include <poll.h>
 #include <sys/socket.h>
@@ -159,18 +159,8 @@ struct WorkerCallbacks {
   }
 };
 
-void prepareEnvironment() {
-  static std::once_flag Once;
-  std::call_once(Once, [] {
-    setenv("UCX_POSIX_ERROR_HANDLING", "y", 0);
-    setenv("UCX_SYSV_ERROR_HANDLING", "y", 0);
-  });
-}
-
 Expected<std::unique_ptr<Worker>> Worker::create(const std::string &Transports,
                                                  bool SenderCopies) {
-  prepareEnvironment();
-
   std::unique_ptr<Worker> Self(new Worker());
   Self->I = std::make_unique<Impl>();
   Impl &I = *Self->I;
@@ -179,8 +169,21 @@ Expected<std::unique_ptr<Worker>> Worker::create(const std::string &Transports,
   ucs_status_t S = ucp_config_read(nullptr, nullptr, &Config);
   if (S != UCS_OK)
     return ucsError("cannot read UCX configuration", S);
+  // Without error handling on its shared-memory transports (posix and
+  // sysv, both "MM") UCX prefers TCP for endpoints that detect peer failure.
+  // Set in this context's configuration, not in the environment: the host
+  // program's environment stays as it was (no setenv racing a getenv in
+  // another thread). Only when the transports in force may load them: UCX
+  // reports a setting for a transport it did not load on the program's
+  // stdout. A user's own setting wins.
+  const char *UserList = std::getenv("UCX_TLS");
+  if (mayUseSharedMemory(UserList ? UserList : Transports) &&
+      !std::getenv("UCX_MM_ERROR_HANDLING") &&
+      !std::getenv("UCX_POSIX_ERROR_HANDLING") &&
+      !std::getenv("UCX_SYSV_ERROR_HANDLING"))
+    ucp_config_modify(Config, "MM_ERROR_HANDLING", "y");
   // An explicit UCX_TLS from the user always wins.
-  if (!Transports.empty() && !std::getenv("UCX_TLS"))
+  if (!Transports.empty() && !UserList)
     ucp_config_modify(Config, "TLS", Transports.c_str());
   if (SenderCopies && !std::getenv("UCX_RNDV_SCHEME"))
     ucp_config_modify(Config, "RNDV_SCHEME", "put_zcopy");
