@@ -8,7 +8,9 @@ Measures, on the same machine and transport, in one run:
   * references: ucx_perftest (ucp_am_lat, ucp_am_bw, ucp_put_bw, ucp_get),
     an Open MPI ping-pong, memcpy, and LLVM's in-process host plugin;
   * the empty region layer by layer (ompdpu-launch-layers): our transport
-    alone, + the protocol client and session, + the plugin's device logic.
+    alone, + the protocol client and session, + the plugin's device logic;
+  * the empty and the 8-map region again over TCP loopback (UCX_TLS=tcp,self),
+    a round trip as long as a network's, against ucx_perftest over TCP.
 The offload measurements come from ompdpu-offload-micro, a Google Benchmark
 program (7 repetitions each; we take the medians from its JSON output).
 Prints a Markdown table with medians and the ratios of issue 4's targets,
@@ -84,17 +86,17 @@ def run_benchmark(cmd, env):
     return list(items.values()), p.stderr
 
 
-def perftest(test, size, iters, cores):
+def perftest(test, size, iters, cores, env=None):
     """One ucx_perftest run on loopback; returns (latency_us, bandwidth_GBps)."""
     # Below the ephemeral range (32768 on Linux), where no socket of ours holds it.
     port = random.randint(20000, 32000)
     srv = subprocess.Popen(["taskset", "-c", cores[1], "ucx_perftest", "-p", str(port)],
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
     try:
         time.sleep(0.5)
         cmd = ["taskset", "-c", cores[0], "ucx_perftest", "127.0.0.1", "-p", str(port),
                "-t", test, "-s", str(size), "-n", str(iters)]
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=env)
         m = [l for l in p.stdout.splitlines() if l.startswith("Final:")]
         if p.returncode != 0 or not m:
             raise RuntimeError(f"ucx_perftest {test} failed: {p.stdout[-500:]} {p.stderr[-500:]}")
@@ -168,13 +170,13 @@ def main():
     noevents_env = dict(env, LIBOMPTARGET_MAP_FORCE_ATOMIC="false")
     items, _ = run_benchmark(on_dpu + [micro, "maps"] + q, env=noevents_env)
     put(items, "noevents_")
+    both = "--benchmark_filter=launch_empty_sync|small_maps"
     # 3b. The same two regions with libomptarget built from llvm-patches/
     # (llvm-patches/apply-and-test.sh --build-only; scripts/bench.sh does it),
     # when that library exists: how much of the maps region the patches save.
     patched = os.path.join(b, "llvm-patches", "patched")
     if os.path.exists(os.path.join(patched, "libomptarget.so")):
         patched_env = dict(env, LD_LIBRARY_PATH=patched)
-        both = "--benchmark_filter=launch_empty_sync|small_maps"
         items, _ = run_benchmark(on_dpu + [micro, "all", both] + q, env=patched_env)
         put(items, "patched_")
         host_patched_env = dict(host_env, LD_LIBRARY_PATH=patched)
@@ -187,7 +189,19 @@ def main():
     else:
         log(f"no {patched}/libomptarget.so: no rows for llvm-patches/ "
             "(llvm-patches/apply-and-test.sh --build-only builds it)")
-    # 3c. The launch layer by layer: our transport alone (two processes on
+    # 3c. The same two regions over TCP loopback (UCX_TLS=tcp,self): a round
+    # trip as long as a network's, as to a real DPU, against ucx_perftest's
+    # round trip on the same transport. libomptarget's bookkeeping for the
+    # maps is the same microseconds on either transport; how the maps region
+    # compares with the empty one depends on the round trip it is added to.
+    tcp_env = dict(env, UCX_TLS="tcp,self")
+    items, _ = run_benchmark(on_dpu + [micro, "all", both] + q, env=tcp_env)
+    put(items, "tcp_")
+    res["tcp_ucx_am_rtt_8B"] = {
+        "name": "tcp_ucx_am_rtt_8B", "unit": "us",
+        "median": 2 * perftest("ucp_am_lat", 8, 20000 if args.quick else 100000, cores,
+                               env=dict(os.environ, UCX_TLS="tcp,self"))[0]}
+    # 3d. The launch layer by layer: our transport alone (two processes on
     # the two cores, as ucx_perftest), then the protocol client with the
     # session and the plugin's device logic against one emulated DPU.
     layers = os.path.join(b, "bin", "ompdpu-launch-layers")
@@ -284,6 +298,10 @@ def main():
             "empty region, same libomptarget")
         row("  empty region, libomptarget 14 with llvm-patches/ applied",
             v("patched_launch_empty_sync"), "us", launch, "empty region, stock libomptarget")
+    row("over TCP loopback (UCX_TLS=tcp,self): empty region", v("tcp_launch_empty_sync"), "us",
+        v("tcp_ucx_am_rtt_8B"), "ucx_perftest ucp_am_lat round trip over TCP")
+    row("over TCP loopback: region with 8 x 64 B map(to) + map(from) scalar",
+        v("tcp_small_maps_8x64B"), "us", v("tcp_launch_empty_sync"), "empty region over TCP")
     row("MPI ping-pong RTT, 8 B", v("mpi_rtt_8B"), "us")
     for s in [4 << 10, 64 << 10, 1 << 20, 16 << 20, 256 << 20]:
         if f"h2d_update_{s}" not in res:
