@@ -999,6 +999,10 @@ def main():
     if not a.no_micro and os.path.exists(micro) and os.path.exists(os.path.join(a.build, "bin", "ompdpu-offload-micro")):
         log("micro-benchmarks (benchmarks/micro/run_micro.py)")
         cmd = [sys.executable, micro, "--build", a.build, "--out", a.out] + (["--quick", "--reps", "3"] if q else [])
+        if a.devices:
+            # Real DPUs: the same servers, ucx_perftest and the ping-pong's
+            # second rank on the first DPU's Arm side.
+            cmd += ["--devices", ",".join(a.devices), "--dpu-host", a.dpu_hosts[0], "--dpu-bin", a.dpu_bin]
         p = subprocess.run(cmd, capture_output=True, text=True)
         if p.returncode != 0:
             suite.notes.append(f"micro-benchmarks failed (exit {p.returncode}); see micro.log")
