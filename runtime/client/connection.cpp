@@ -42,8 +42,16 @@ Connection::open(const DeviceAddress &A, const ClientConfig &Cfg,
   C->SupW = std::move(*Created);
   C->installHandlers(*C->SupW);
   Status S = C->handshake(WantIsa);
-  if (!S.ok())
+  if (!S.ok()) {
+    // A UCX_TLS from the user's environment (HPC modules often set one) that
+    // leaves no transport to the server fails as "unreachable": say so.
+    if (const char *Tls = std::getenv("UCX_TLS"); Tls && *Tls)
+      return Status::error(S.message() +
+                           format(" (UCX_TLS=%s is set: it may leave no UCX "
+                                  "transport that reaches this server)",
+                                  Tls));
     return S;
+  }
   return C;
 }
 

@@ -1,4 +1,5 @@
-// No server listening at the configured address. Offload not mandatory: a
+// No server listening at the configured address (or none that UCX_TLS lets
+// the program reach). Offload not mandatory: a
 // note, and the program runs on the host with correct results. Mandatory:
 // an error and a non-zero exit, no result.
 // RUN: %clang-offload %s -o %t
@@ -6,6 +7,10 @@
 // RUN: env OMPDPU_DEVICES=127.0.0.1:1 %ompdpu run -- %t 2>&1 | FileCheck %s --check-prefix=NOTE
 // RUN: not env OMP_TARGET_OFFLOAD=mandatory %ompdpu run --devices 127.0.0.1:1 -- %t 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=MAND
+// A server runs, but the user's UCX_TLS leaves no transport to it: the error
+// says so.
+// RUN: not env UCX_TLS=self OMP_TARGET_OFFLOAD=mandatory %ompdpu run --emulate 1 -- %t 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=TLS
 #include <stdio.h>
 #include <unistd.h>
 
@@ -35,3 +40,6 @@ int main(void) {
 
 // MAND: ompdpu error: device 0 (127.0.0.1:1): cannot connect: {{.+}}
 // MAND-NOT: sum:
+
+// TLS: ompdpu error: device 0 ({{.+}}): cannot connect: {{.+}} (UCX_TLS=self is set: it may leave no UCX transport that reaches this server)
+// TLS-NOT: sum:
