@@ -44,8 +44,10 @@ Connection::open(const DeviceAddress &A, const ClientConfig &Cfg,
   Status S = C->handshake(WantIsa);
   if (!S.ok()) {
     // A UCX_TLS from the user's environment (HPC modules often set one) that
-    // leaves no transport to the server fails as "unreachable": say so.
-    if (const char *Tls = std::getenv("UCX_TLS"); Tls && *Tls)
+    // leaves no transport to the server fails as "Destination is
+    // unreachable" (a server that is not there: "not connected"): say so.
+    const char *Tls = std::getenv("UCX_TLS");
+    if (Tls && *Tls && S.message().find("unreachable") != std::string::npos)
       return Status::error(S.message() +
                            format(" (UCX_TLS=%s is set: it may leave no UCX "
                                   "transport that reaches this server)",
