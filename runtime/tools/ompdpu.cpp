@@ -183,6 +183,10 @@ int cmdRun(int Argc, char **Argv) {
     }
   }
 
+  // UCX writes its log (warnings included) to stdout unless told otherwise:
+  // the program's output, and the emulated servers', would carry it.
+  setenv("UCX_LOG_FILE", "stderr", 0);
+
   std::vector<tools::EmulatedServer> Servers;
   std::vector<int> HostCores;
   if (EO.Count) {

@@ -11,6 +11,10 @@
 // says so.
 // RUN: not env UCX_TLS=self OMP_TARGET_OFFLOAD=mandatory %ompdpu run --emulate 1 -- %t 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=TLS
+// UCX's own log (here "transport 'rc' is not available" where there is no
+// RDMA) goes to stderr under `ompdpu run`, not into the program's output.
+// RUN: env UCX_TLS=rc,self %ompdpu run --emulate 1 -- %t 2>/dev/null \
+// RUN:   | FileCheck %s --check-prefix=STDOUT --implicit-check-not=UCX
 #include <stdio.h>
 #include <unistd.h>
 
@@ -43,3 +47,6 @@ int main(void) {
 
 // TLS: ompdpu error: device 0 ({{.+}}): cannot connect: {{.+}} (UCX_TLS=self is set: it may leave no UCX transport that reaches this server)
 // TLS-NOT: sum:
+
+// STDOUT: on-server: 0
+// STDOUT-NEXT: sum: 499500
