@@ -103,31 +103,40 @@ def perftest(test, size, iters, cores, env=None, peer=None):
     Without peer: on loopback, the two sides pinned to the two cores. With
     peer (a real DPU's Arm side): its server side started there over ssh
     (here when peer is localhost), this side unpinned, as the offload runs."""
-    # Below the ephemeral range (32768 on Linux), where no socket of ours holds it.
-    port = random.randint(20000, 32000)
     if peer is None:
         server, client, to = ["taskset", "-c", cores[1]], ["taskset", "-c", cores[0]], "127.0.0.1"
     else:
         server, client, to = ([] if is_local(peer) else ["ssh", peer]), [], peer
-    srv = subprocess.Popen(server + ["ucx_perftest", "-p", str(port)],
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
-    try:
-        time.sleep(0.5 if peer is None or is_local(peer) else 2.0)
-        cmd = client + ["ucx_perftest", to, "-p", str(port),
-                        "-t", test, "-s", str(size), "-n", str(iters)]
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=env)
-        m = [l for l in p.stdout.splitlines() if l.startswith("Final:")]
-        if p.returncode != 0 or not m:
-            raise RuntimeError(f"ucx_perftest {test} failed: {p.stdout[-500:]} {p.stderr[-500:]}")
-        f = m[0].split()
-        # Final: iters lat50 lat_avg lat_overall bw_avg bw_overall rate_avg rate_overall
-        # Means over the whole run, like ompdpu's loops (a median of single
-        # iterations would hide the scheduling noise both sides pay).
-        lat = float(f[4])                # one-way latency, us (half a round trip)
-        bw = float(f[6]) * 2**20 / 1e9   # MB/s (2^20 bytes) -> GB/s
-        return lat, bw
-    finally:
-        srv.wait(timeout=30)
+    # A busy machine may start the server side late, or its port may be
+    # taken: a few tries, each on a fresh port.
+    failure = ""
+    for attempt in range(3):
+        # Below the ephemeral range (32768 on Linux), where no socket of ours holds it.
+        port = random.randint(20000, 32000)
+        srv = subprocess.Popen(server + ["ucx_perftest", "-p", str(port)],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+        try:
+            time.sleep((0.5 if peer is None or is_local(peer) else 2.0) * (attempt + 1))
+            cmd = client + ["ucx_perftest", to, "-p", str(port),
+                            "-t", test, "-s", str(size), "-n", str(iters)]
+            p = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=env)
+            m = [l for l in p.stdout.splitlines() if l.startswith("Final:")]
+            if p.returncode == 0 and m:
+                srv.wait(timeout=30)
+                f = m[0].split()
+                # Final: iters lat50 lat_avg lat_overall bw_avg bw_overall rate_avg rate_overall
+                # Means over the whole run, like ompdpu's loops (a median of single
+                # iterations would hide the scheduling noise both sides pay).
+                lat = float(f[4])                # one-way latency, us (half a round trip)
+                bw = float(f[6]) * 2**20 / 1e9   # MB/s (2^20 bytes) -> GB/s
+                return lat, bw
+            failure = f"{p.stdout[-500:]} {p.stderr[-500:]}"
+            log(f"ucx_perftest {test} failed (try {attempt + 1} of 3)")
+        finally:
+            if srv.poll() is None:
+                srv.kill()
+                srv.wait()
+    raise RuntimeError(f"ucx_perftest {test} failed three times: {failure}")
 
 
 def median(xs):
