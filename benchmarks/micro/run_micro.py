@@ -220,9 +220,10 @@ def main():
     host_env = dict(env)
     host_env.pop("OMPDPU_DEVICES", None)
 
-    def on_host_plugin(what, prefix, environ=host_env):
+    def on_host_plugin(what, prefix, environ=host_env, extra=()):
         try:
-            items, _ = run_benchmark(["taskset", "-c", cores[0], micro, what] + q, env=environ)
+            items, _ = run_benchmark(["taskset", "-c", cores[0], micro, what, *extra] + q,
+                                     env=environ)
             put(items, prefix)
         except RuntimeError as e:
             if not devices:
@@ -237,6 +238,17 @@ def main():
     items, _ = run_benchmark(["taskset", "-c", cores[0], micro, "memcpy"],
                              env={k: x for k, x in host_env.items() if k != "OMP_TARGET_OFFLOAD"})
     put(items)
+    # 3a'. nowait regions with libomp's hidden helper threads off
+    # (LIBOMP_USE_HIDDEN_HELPER_TASK=0, as the suite runs): by default LLVM
+    # 14 hands each nowait region to one of eight hidden helper threads, and
+    # on the program's one core their scheduling sets the rate, with LLVM's
+    # own plugin as with ours. Off, a nowait region costs a synchronous one.
+    no_helpers = "--benchmark_filter=launch_nowait_rate"
+    items, _ = run_benchmark(on_dpu + [micro, "launch", no_helpers] + q,
+                             env=dict(env, LIBOMP_USE_HIDDEN_HELPER_TASK="0"))
+    put(items, "nohelpers_")
+    on_host_plugin("launch", "nohelpers_hostplugin_",
+                   dict(host_env, LIBOMP_USE_HIDDEN_HELPER_TASK="0"), [no_helpers])
     # 3a. The maps region without libomptarget's map events
     # (LIBOMPTARGET_MAP_FORCE_ATOMIC=false, LLVM's own switch): what the
     # events, one per new mapping, cost.
@@ -380,6 +392,9 @@ def main():
         rtt, "ucx_perftest ucp_am_lat round trip")
     row("nowait regions in flight", v("launch_nowait_rate"), "regions/s",
         v("hostplugin_launch_nowait_rate"), "LLVM host plugin, same loop (libomp's own limit on one core)")
+    row("nowait regions, LIBOMP_USE_HIDDEN_HELPER_TASK=0 (no hidden helper threads: "
+        "each costs a synchronous region)", v("nohelpers_launch_nowait_rate"), "regions/s",
+        v("nohelpers_hostplugin_launch_nowait_rate"), "LLVM host plugin, same loop")
     row("same 8-map region, LLVM host plugin (libomptarget's own bookkeeping)",
         v("hostplugin_small_maps_8x64B"), "us")
     row("region with 8 x 64 B map(to) + map(from) scalar", v("small_maps_8x64B"), "us", launch,
