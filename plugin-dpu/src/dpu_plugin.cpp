@@ -9,7 +9,6 @@
 #include <cstring>
 #include <dlfcn.h>
 #include <strings.h>
-#include <thread>
 
 namespace ompdpu::plugin {
 
@@ -61,17 +60,21 @@ void DpuPlugin::connectAll() {
     return;
   }
   const auto &Addrs = Cfg->Devices;
-  // Connect to all servers at once: start-up costs one connect timeout, not
-  // one per unreachable server.
+  // Connect to all servers at once (start-up costs one connect timeout, not
+  // one per unreachable server), from this thread alone: libomptarget may
+  // call us from a library constructor under dlopen, holding the dynamic
+  // loader's lock, which UCX's initialisation in any other thread would
+  // wait for (it loads its transports with dlopen).
   std::vector<Expected<std::unique_ptr<client::Connection>>> Results;
-  for (size_t K = 0; K < Addrs.size(); ++K)
-    Results.emplace_back(Status::error("not tried"));
-  std::vector<std::thread> Threads;
-  for (size_t K = 0; K < Addrs.size(); ++K)
-    Threads.emplace_back(
-        [&, K] { Results[K] = client::Connection::open(Addrs[K], *Cfg, Isa); });
-  for (std::thread &T : Threads)
-    T.join();
+  auto Deadline = client::Connection::connectDeadline(*Cfg);
+  for (const DeviceAddress &A : Addrs)
+    Results.push_back(client::Connection::start(A, *Cfg, Isa));
+  for (auto &R : Results)
+    if (R) {
+      Status S = (*R)->finish(Deadline);
+      if (!S.ok())
+        R = S;
+    }
 
   bool Mandatory = offloadMandatory();
   size_t Unreachable = 0;

@@ -35,26 +35,49 @@ Status Connection::failure() const {
 Expected<std::unique_ptr<Connection>>
 Connection::open(const DeviceAddress &A, const ClientConfig &Cfg,
                  const std::string &WantIsa) {
+  auto C = start(A, Cfg, WantIsa);
+  if (!C)
+    return C.status();
+  Status S = (*C)->finish(connectDeadline(Cfg));
+  if (!S.ok())
+    return S;
+  return std::move(*C);
+}
+
+Clock::time_point Connection::connectDeadline(const ClientConfig &Cfg) {
+  return Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                            std::chrono::duration<double>(Cfg.ConnectTimeout));
+}
+
+Expected<std::unique_ptr<Connection>>
+Connection::start(const DeviceAddress &A, const ClientConfig &Cfg,
+                  const std::string &WantIsa) {
   std::unique_ptr<Connection> C(new Connection(A, Cfg));
   auto Created = transport::Worker::create();
   if (!Created)
     return Created.status();
   C->SupW = std::move(*Created);
   C->installHandlers(*C->SupW);
-  Status S = C->handshake(WantIsa);
-  if (!S.ok()) {
-    // A UCX_TLS from the user's environment (HPC modules often set one) that
-    // leaves no transport to the server fails as "Destination is
-    // unreachable" (a server that is not there: "not connected"): say so.
-    const char *Tls = std::getenv("UCX_TLS");
-    if (Tls && *Tls && S.message().find("unreachable") != std::string::npos)
-      return Status::error(S.message() +
-                           format(" (UCX_TLS=%s is set: it may leave no UCX "
-                                  "transport that reaches this server)",
-                                  Tls));
+  Status S = C->sendHello(WantIsa);
+  if (!S.ok())
     return S;
-  }
   return C;
+}
+
+Status Connection::finish(Clock::time_point Deadline) {
+  Status S = completeHandshake(Deadline);
+  if (S.ok())
+    return S;
+  // A UCX_TLS from the user's environment (HPC modules often set one) that
+  // leaves no transport to the server fails as "Destination is
+  // unreachable" (a server that is not there: "not connected"): say so.
+  const char *Tls = std::getenv("UCX_TLS");
+  if (Tls && *Tls && S.message().find("unreachable") != std::string::npos)
+    return Status::error(S.message() +
+                         format(" (UCX_TLS=%s is set: it may leave no UCX "
+                                "transport that reaches this server)",
+                                Tls));
+  return S;
 }
 
 void Connection::installHandlers(transport::Worker &Wk) {
@@ -75,7 +98,7 @@ void Connection::installHandlers(transport::Worker &Wk) {
   });
 }
 
-Status Connection::handshake(const std::string &WantIsa) {
+Status Connection::sendHello(const std::string &WantIsa) {
   auto Sup = SupW->connect({Addr.Host, Addr.Port});
   if (!Sup)
     return Sup.status().withContext("cannot connect");
@@ -104,10 +127,16 @@ Status Connection::handshake(const std::string &WantIsa) {
                    completeOp(T, S.withContext("cannot connect"));
                });
   }
+  HelloTicket = T;
+  return Status();
+}
+
+Status Connection::completeHandshake(Clock::time_point Deadline) {
+  Ticket T = std::move(HelloTicket);
+  if (!T)
+    return Status::error("cannot connect: no handshake under way");
   // The handshake has its own (connect) timeout.
-  if (!waitUntil(T, Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                       std::chrono::duration<double>(
-                                           Cfg.ConnectTimeout)))) {
+  if (!waitUntil(T, Deadline)) {
     std::lock_guard<std::mutex> L(M);
     completeOp(T, Status::error(format("cannot connect: no answer within "
                                        "%.1f s (OMPDPU_CONNECT_TIMEOUT)",

@@ -107,6 +107,18 @@ public:
   static Expected<std::unique_ptr<Connection>>
   open(const DeviceAddress &Addr, const ClientConfig &Cfg,
        const std::string &WantIsa = "");
+  /// open() in two steps, for connecting to many servers from one thread:
+  /// start() sends the handshake without waiting; finish() waits for it
+  /// (until Deadline) and attaches to the session. No thread is started, so
+  /// this works while the caller holds the dynamic loader's lock (plugins
+  /// are initialised from a library constructor under dlopen).
+  static Expected<std::unique_ptr<Connection>>
+  start(const DeviceAddress &Addr, const ClientConfig &Cfg,
+        const std::string &WantIsa = "");
+  Status finish(std::chrono::steady_clock::time_point Deadline);
+  /// When a handshake started now must have finished.
+  static std::chrono::steady_clock::time_point
+  connectDeadline(const ClientConfig &Cfg);
   /// Says Bye to the server when still connected.
   ~Connection();
 
@@ -188,7 +200,9 @@ private:
   void checkHealth();
   void progressLocked();
   void installHandlers(transport::Worker &Wk);
-  Status handshake(const std::string &WantIsa);
+  Status sendHello(const std::string &WantIsa);
+  Status completeHandshake(std::chrono::steady_clock::time_point Deadline);
+  Ticket HelloTicket; ///< the handshake under way (between start and finish)
 
   DeviceAddress Addr;
   ClientConfig Cfg;

@@ -106,6 +106,8 @@ if not _configured_from_site:
     config.substitutions.append(
         ("%run-dpu", "%senv OMP_TARGET_OFFLOAD=mandatory %s run --emulate 1 --"
          % (_run_prefix, ompdpu)))
+    # A plain C compiler: programs without OpenMP (that dlopen one).
+    config.substitutions.append(("%host-cc", config.ompdpu_clang))
     config.substitutions.append(("%ompdpu", _run_prefix + ompdpu))
     config.substitutions.append(("%server", _run_prefix + server))
     config.substitutions.append(("%python", config.ompdpu_python))
