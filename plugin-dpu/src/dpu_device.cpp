@@ -215,13 +215,19 @@ Expected<void *> DpuDevice::alloc(int64_t Size, int32_t Kind) {
 }
 
 Status DpuDevice::free(void *Ptr) {
-  return Pool.release(reinterpret_cast<uint64_t>(Ptr));
+  uint64_t Freed = 0;
+  Status S = Pool.release(reinterpret_cast<uint64_t>(Ptr), &Freed);
+  if (S.ok() && Freed)
+    Slots.forget(reinterpret_cast<uint64_t>(Ptr), Freed);
+  return S;
 }
 
 Status DpuDevice::submit(void *Dst, const void *Src, int64_t Size,
                          __tgt_async_info *Async) {
   if (Size < 0)
     return Status::error("negative transfer size");
+  if (Size == sizeof(void *))
+    Slots.note(reinterpret_cast<uint64_t>(Dst));
   if (Async && Size <= kBatchPieceMax) {
     // Copying a few bytes is cheaper than a message of their own.
     AsyncQueue *Q = queueOf(Async);
@@ -246,24 +252,53 @@ Status DpuDevice::retrieve(void *Dst, const void *Src, int64_t Size,
                            __tgt_async_info *Async) {
   if (Size < 0)
     return Status::error("negative transfer size");
-  if (Async && Size <= kBatchPieceMax) {
+  if (!Async)
+    return perform(Async, [&](uint32_t Q, uint32_t Seq) {
+      return Conn->retrieve(Dst, reinterpret_cast<uint64_t>(Src), Size, Q, Seq);
+    });
+  AsyncQueue *Q = queueOf(Async);
+  Status S = queueRetrieve(*Q, Dst, Src, Size);
+  // libomptarget restores host pointers in the range right after we return.
+  if (S.ok() && Slots.overlaps(reinterpret_cast<uint64_t>(Src),
+                               static_cast<uint64_t>(Size)))
+    return landNow(*Q);
+  return S;
+}
+
+Status DpuDevice::queueRetrieve(AsyncQueue &Q, void *Dst, const void *Src,
+                                int64_t Size) {
+  if (Size <= kBatchPieceMax) {
     // Comes back with the batch's reply (a region's map(from:) scalar).
-    AsyncQueue *Q = queueOf(Async);
-    if (Q->Launch.open() &&
-        Q->Launch.take(*Conn, Dst, reinterpret_cast<uint64_t>(Src),
-                       static_cast<uint64_t>(Size), Results))
+    if (Q.Launch.open() &&
+        Q.Launch.take(*Conn, Dst, reinterpret_cast<uint64_t>(Src),
+                      static_cast<uint64_t>(Size), Results))
       return Status();
-    AsyncQueue::PendingBatch &B = Q->Batch;
+    AsyncQueue::PendingBatch &B = Q.Batch;
     if (B.In.size() + B.Out.size() >= kBatchMaxPieces)
-      flushBatch(*Q);
+      flushBatch(Q);
     B.Out.push_back(
         {reinterpret_cast<uint64_t>(Src), static_cast<uint64_t>(Size)});
     B.Into.push_back({Dst, static_cast<uint64_t>(Size)});
     return Status();
   }
-  return perform(Async, [&](uint32_t Q, uint32_t Seq) {
-    return Conn->retrieve(Dst, reinterpret_cast<uint64_t>(Src), Size, Q, Seq);
-  });
+  Q.Launch.close();
+  flushBatch(Q);
+  track(Q, Conn->retrieve(Dst, reinterpret_cast<uint64_t>(Src), Size, Q.Id,
+                          Q.NextSeq++));
+  const Ticket &T = Q.InFlight.back();
+  if (T->Done.load() && !T->Result.ok())
+    return T->Result;
+  return Status();
+}
+
+Status DpuDevice::landNow(AsyncQueue &Q) {
+  flushBatch(Q);
+  // The server runs a queue's operations in order, but replies may be
+  // handled out of order: wait for each.
+  for (const Ticket &T : Q.InFlight)
+    if (Status S = Conn->wait(T); !S.ok())
+      return S;
+  return Status();
 }
 
 Status DpuDevice::exchange(const void *Src, DpuDevice &Dst, void *DstPtr,

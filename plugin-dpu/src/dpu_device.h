@@ -13,6 +13,7 @@
 #include "launch_results.h"
 #include "memory_pool.h"
 #include "omptarget_abi.h"
+#include "pointer_slots.h"
 
 #include <atomic>
 #include <condition_variable>
@@ -114,6 +115,10 @@ private:
   AsyncQueue *queueOf(__tgt_async_info *Async);
   /// Send the queue's batch, if any.
   void flushBatch(AsyncQueue &Q);
+  /// A retrieve through Q, landing by synchronize at the latest.
+  Status queueRetrieve(AsyncQueue &Q, void *Dst, const void *Src, int64_t Size);
+  /// Send the queue's batch and wait for everything issued through it.
+  Status landNow(AsyncQueue &Q);
   /// Remember an operation issued through Q.
   static void track(AsyncQueue &Q, client::Ticket T);
   /// The operations issued through Q so far, as one shared list.
@@ -125,6 +130,7 @@ private:
   int32_t Index;
   std::unique_ptr<client::Connection> Conn;
   DeviceMemoryPool Pool;
+  PointerSlots Slots;  ///< words whose retrieves must land before returning
   ResultStats Results; ///< of the results asked for with launches
   std::mutex M;        // guards the members below
   uint32_t NextQueueId = 1;

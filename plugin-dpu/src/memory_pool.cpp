@@ -92,7 +92,9 @@ bool DeviceMemoryPool::holds(uint64_t Ptr, uint64_t Size) {
   return Large != LiveLarge.end() && Size <= Large->second;
 }
 
-Status DeviceMemoryPool::release(uint64_t Ptr) {
+Status DeviceMemoryPool::release(uint64_t Ptr, uint64_t *Freed) {
+  if (Freed)
+    *Freed = 0;
   std::unique_lock<SpinLock> L(M);
   int Class = Live.find(Ptr);
   if (Class < 0) {
@@ -100,6 +102,8 @@ Status DeviceMemoryPool::release(uint64_t Ptr) {
     if (Large != LiveLarge.end()) {
       uint64_t Rounded = Large->second;
       LiveLarge.erase(Large);
+      if (Freed)
+        *Freed = Rounded;
       if (FreeLargeBytes + Rounded <= kLargeCacheBytes) {
         FreeLarge.emplace(Rounded, Ptr);
         CachedLarge[Ptr] = Rounded;
@@ -116,6 +120,8 @@ Status DeviceMemoryPool::release(uint64_t Ptr) {
   }
   FreeLists[Class].push_back(Ptr);
   Live.erase(Ptr);
+  if (Freed)
+    *Freed = uint64_t(1) << (kMinShift + Class);
   return Status();
 }
 

@@ -42,8 +42,9 @@ public:
 
   /// Device memory for Size bytes, aligned to 64 bytes (or more).
   Expected<uint64_t> allocate(uint64_t Size);
-  /// Give back a block from allocate().
-  Status release(uint64_t Ptr);
+  /// Give back a block from allocate(); Freed (when given) learns how many
+  /// bytes from Ptr it spanned, 0 when that is unknown.
+  Status release(uint64_t Ptr, uint64_t *Freed = nullptr);
   /// [Ptr, Ptr + Size) lies in memory this pool got from the server and has
   /// not given back: a slab, or a live large block from its start. Such a
   /// range may be read without the server refusing it.
