@@ -3,6 +3,7 @@
 
 #include "common/log.h"
 
+#include <cstdio>
 #include <cstring>
 #include <poll.h>
 #include <sched.h>
@@ -397,7 +398,19 @@ bool Connection::onMessage(const uint8_t *Ctrl, size_t Len,
         Addr.text().c_str(), S.message().c_str());
     return false;
   }
+  if (H.Type == MsgType::Output) {
+    // Into the program's own streams, in order with what it printed itself
+    // (the host plugin's kernels share them too).
+    Output O;
+    if (decodeBody(Body, O).ok())
+      std::fwrite(O.Bytes.data(), 1, O.Bytes.size(),
+                  O.Stream == 2 ? stderr : stdout);
+    return false;
+  }
   if (H.Type == MsgType::SessionExit) {
+    // libomptarget aborts the program next, which flushes nothing: what the
+    // dead kernel printed must be out before.
+    std::fflush(stdout);
     SessionExit X;
     if (decodeBody(Body, X).ok())
       SessionExitMessage = X.Message;

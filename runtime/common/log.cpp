@@ -41,6 +41,11 @@ std::string vformat(const char *Fmt, va_list Args) {
 
 void setLogPrefix(const std::string &P) { prefix() = P; }
 
+namespace {
+FILE *LogStream = nullptr;
+}
+void setLogStream(FILE *F) { LogStream = F; }
+
 std::string bootId() {
   std::ifstream F("/proc/sys/kernel/random/boot_id");
   std::string Id;
@@ -71,8 +76,9 @@ void log(LogLevel Level, const char *Fmt, ...) {
   va_end(Args);
   // One write per line so that messages of concurrent threads do not mix.
   std::string Line = prefix() + " " + levelName(Level) + ": " + Msg + "\n";
-  std::fwrite(Line.data(), 1, Line.size(), stderr);
-  std::fflush(stderr);
+  FILE *To = LogStream ? LogStream : stderr;
+  std::fwrite(Line.data(), 1, Line.size(), To);
+  std::fflush(To);
 }
 
 } // namespace ompdpu

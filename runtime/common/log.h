@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdarg>
+#include <cstdio>
 #include <string>
 
 namespace ompdpu {
@@ -18,6 +19,9 @@ void log(LogLevel Level, const char *Fmt, ...)
 /// Set the prefix of every message ("ompdpu" in the plugin, "ompdpu-server"
 /// in the server).
 void setLogPrefix(const std::string &Prefix);
+/// Where messages go (default: stderr): a session keeps its own there while
+/// its stderr belongs to the kernels.
+void setLogStream(std::FILE *F);
 
 /// True when OMPDPU_DEBUG asks for debug messages.
 bool debugEnabled();

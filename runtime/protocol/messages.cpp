@@ -37,6 +37,8 @@ const char *typeName(MsgType T) {
     return "Bye";
   case MsgType::SessionExit:
     return "SessionExit";
+  case MsgType::Output:
+    return "Output";
   case MsgType::Batch:
     return "Batch";
   case MsgType::Landed:
@@ -226,6 +228,15 @@ void PeerSubmit::encode(Writer &W) const {
 }
 bool PeerSubmit::decode(Reader &R) {
   return R.get(Token) && R.get(DstPtr) && R.get(Size);
+}
+
+void Output::encode(Writer &W) const {
+  W.put(Stream);
+  W.putString(Bytes);
+}
+bool Output::decode(Reader &R) {
+  return R.get(Stream) && (Stream == 1 || Stream == 2) &&
+         R.getString(Bytes, kMaxBytes);
 }
 
 void SessionExit::encode(Writer &W) const {

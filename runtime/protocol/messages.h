@@ -23,7 +23,7 @@ namespace ompdpu::protocol {
 /// "OD" in little-endian byte order.
 constexpr uint16_t kMagic = 0x444f;
 /// The protocol version this build speaks.
-constexpr uint16_t kVersion = 4;
+constexpr uint16_t kVersion = 5;
 /// The active-message id of frames that may carry bulk data (the frame is
 /// the message's header, the bulk data its data).
 constexpr unsigned kAmId = 7;
@@ -58,7 +58,8 @@ enum class MsgType : uint8_t {
   SessionExit, ///< supervisor -> client: the session process ended
   Batch,       ///< a queue's small copies in, kernel run and copies out
   Landed,      ///< answered once a queue's operation has its in bytes placed
-  Last = Landed
+  Output,      ///< session (or supervisor) -> client: what kernels printed
+  Last = Output
 };
 
 /// Printable name of a message type ("Submit").
@@ -281,6 +282,18 @@ struct PeerSubmit {
 struct Empty {
   void encode(Writer &) const {}
   bool decode(Reader &) { return true; }
+};
+
+/// Bytes kernels wrote to stdout (Stream 1) or stderr (2), for the client to
+/// write to its own. Not answered. Sent before the reply of the request
+/// whose kernel wrote them, or by the supervisor before SessionExit.
+struct Output {
+  uint8_t Stream = 1;
+  std::string Bytes;
+  /// Largest Bytes sent in one message.
+  static constexpr size_t kMaxBytes = 4096;
+  void encode(Writer &W) const;
+  bool decode(Reader &R);
 };
 
 struct SessionExit {

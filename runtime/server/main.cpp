@@ -60,6 +60,9 @@ int main(int Argc, char **Argv) {
       return 1;
     SessionOptions S;
     S.ControlFd = Opts->ControlFd;
+    if (const char *Fd = std::getenv("OMPDPU_SESSION_OUTPUT_FD"))
+      S.OutputFd = std::atoi(Fd);
+    unsetenv("OMPDPU_SESSION_OUTPUT_FD");
     S.Token = takeEnvNumber("OMPDPU_SESSION_TOKEN");
     S.MemoryLimit = takeEnvNumber("OMPDPU_SESSION_MEMORY");
     S.Cores = static_cast<unsigned>(takeEnvNumber("OMPDPU_SESSION_CORES"));

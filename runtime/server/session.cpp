@@ -8,6 +8,7 @@
 #include "server/crash_report.h"
 #include "server/executor.h"
 #include "server/image_loader.h"
+#include "server/output_capture.h"
 #include "transport/transport.h"
 
 #include <array>
@@ -116,6 +117,8 @@ public:
     Peers[N++] = P;
     return true;
   }
+  /// The first endpoint attached (the client's control endpoint), or null.
+  Peer first() const { return N ? Peers[0] : nullptr; }
 
 private:
   std::array<Peer, 4> Peers{};
@@ -165,6 +168,11 @@ private:
                 std::shared_ptr<void> KeepAlive = nullptr);
   /// The operation at the head of Queue is done: start the next one.
   void queueStepDone(uint32_t Queue);
+  /// Send what kernels printed to To; All: even beyond the bytes allowed in
+  /// flight (before a reply: that output must arrive first).
+  void sendOutput(Peer To, bool All = false);
+  OutputCapture *Capture = OutputCapture::active();
+  size_t OutputInFlight = 0; ///< bytes of Output messages not yet sent
   /// Operations of Queue numbered below Through have their bytes in place:
   /// answer the Landed requests waiting for them.
   void markLanded(uint32_t Queue, uint32_t Through);
@@ -424,6 +432,8 @@ void Session::complete(const Header &Request, Peer From, const Reply &Rep,
                        std::shared_ptr<void> KeepAlive) {
   uint32_t Queue = Request.Queue;
   if (From) {
+    if (Capture && Capture->pending())
+      sendOutput(From, /*All=*/true);
     Header H;
     H.Type = MsgType::Reply;
     H.RequestId = Request.RequestId;
@@ -445,6 +455,36 @@ void Session::complete(const Header &Request, Peer From, const Reply &Rep,
     }
   }
   queueStepDone(Queue);
+}
+
+void Session::sendOutput(Peer To, bool All) {
+  if (!To)
+    return;
+  // What may wait in UCX for a client that does not progress: beyond it
+  // the rings fill and the kernels that print wait.
+  constexpr size_t kMaxInFlight = 1 << 20;
+  auto Send = [&](int Stream, const char *Data, size_t Len) {
+    Output O;
+    O.Stream = static_cast<uint8_t>(Stream);
+    O.Bytes.assign(Data, Len);
+    Header H;
+    H.Type = MsgType::Output;
+    OutputInFlight += Len;
+    W->send(
+        To, frame(H, O), nullptr, 0,
+        [this, Len](const Status &) { OutputInFlight -= Len; },
+        /*NeedsAnswer=*/false);
+  };
+  for (int S = 1; S <= 2; ++S)
+    if (uint64_t N = Capture->takeDropped(S)) {
+      std::string Note = format("[ompdpu: %lu bytes of device output lost: "
+                                "the output buffer was full]\n",
+                                (unsigned long)N);
+      Send(S, Note.data(), Note.size());
+    }
+  // Before a reply the in-flight bytes can grow by one ring's worth.
+  Capture->drain(Output::kMaxBytes, Send,
+                 [this, All] { return All || OutputInFlight < kMaxInFlight; });
 }
 
 void Session::queueStepDone(uint32_t Queue) {
@@ -933,6 +973,8 @@ int Session::run() {
     return 1;
   }
   W = std::move(*Created);
+  if (Capture)
+    Capture->setWake([this] { W->signal(); });
   W->setHandler([this](const uint8_t *C, size_t L, const BulkData &D, Peer F) {
     return onMessage(C, L, D, F);
   });
@@ -1020,7 +1062,9 @@ void Session::callShort(KernelInfo &K, const uint64_t *Args, size_t Count) {
   // short kernel's round trip, and a kernel that turns long is still
   // noticed soon.
   bool Timed = (++K.Timing.Calls & 7) == 0;
+  OutputCapture::setLoopThread(true);
   double Micros = runKernel(K, Args, Count, Timed);
+  OutputCapture::setLoopThread(false);
   if (Timed)
     K.Timing.add(Micros);
 }
@@ -1082,6 +1126,8 @@ void Session::lead() {
       return;
     }
     unsigned N = W->progress();
+    if (Capture && Capture->pending())
+      sendOutput(ClientPeers.first());
     while (!Incoming.empty()) {
       dispatch(Incoming.pop());
       ++N;
@@ -1169,8 +1215,12 @@ int runSessionInProcess(const SessionOptions &Opts) {
 
 int runSession(const SessionOptions &Opts) {
   installCrashReporter(Opts.ControlFd);
+  if (Opts.OutputFd >= 0)
+    OutputCapture::install(Opts.OutputFd);
   Session S(Opts);
   int Rc = S.run();
+  if (OutputCapture *C = OutputCapture::active())
+    C->stop();
   // Kernels may still run on executor threads (the client left without
   // waiting): do not wait for them.
   std::fflush(stderr);

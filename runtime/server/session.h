@@ -17,6 +17,7 @@ namespace ompdpu::server {
 /// What the supervisor tells a new session.
 struct SessionOptions {
   int ControlFd = -1;           ///< pipe to the supervisor
+  int OutputFd = -1;            ///< the output area (-1: output not captured)
   uint64_t Token = 0;           ///< secret the client must present
   uint64_t MemoryLimit = 0;     ///< bytes of device memory this client may hold
   unsigned Cores = 1;           ///< cores kernels may use

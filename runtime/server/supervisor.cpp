@@ -6,6 +6,7 @@
 #include "common/log.h"
 #include "protocol/messages.h"
 #include "server/image_loader.h"
+#include "server/output_ring.h"
 #include "server/session.h"
 #include "transport/transport.h"
 
@@ -16,6 +17,7 @@
 #include <fcntl.h>
 #include <map>
 #include <poll.h>
+#include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/wait.h>
 #include <thread>
@@ -53,6 +55,7 @@ struct ClientRec {
   pid_t Pid = -1;
   int CtlFd = -1;
   std::string CtlBuf;
+  int OutputFd = -1; ///< the session's output area (output_ring.h)
   bool Gone = false;
   // MPI mode: the session runs on a thread of this process.
   std::unique_ptr<std::thread> Thread;
@@ -76,6 +79,9 @@ private:
   void reapThreads();
   void reapChildren();
   void onSessionExit(pid_t Pid, int WStatus);
+  /// What the dead session's kernels printed and it did not send.
+  void sendUnsentOutput(ClientRec &C);
+  void closeOutputArea(ClientRec &C);
   void dropClient(Peer P, const char *Why);
   void readControl(ClientRec &C);
   void reply(Peer To, const Header &Req, int32_t Code, const std::string &Msg);
@@ -205,16 +211,28 @@ Status Supervisor::spawnSession(ClientRec &C, uint64_t Token,
     return Status::error(format("pipe: %s", std::strerror(errno)));
   if (Opts.Mpi)
     return startInProcessSession(C, Token, Addr, Fds);
+  int OutFd = memfd_create("ompdpu-output", MFD_CLOEXEC);
+  if (OutFd < 0 || ftruncate(OutFd, sizeof(OutputArea)) != 0) {
+    Status S = Status::error(format("output area: %s", std::strerror(errno)));
+    if (OutFd >= 0)
+      close(OutFd);
+    close(Fds[0]);
+    close(Fds[1]);
+    return S;
+  }
   pid_t Pid = fork();
   if (Pid < 0) {
     close(Fds[0]);
     close(Fds[1]);
+    close(OutFd);
     return Status::error(format("fork: %s", std::strerror(errno)));
   }
   if (Pid == 0) {
     // Child: a fresh program image; nothing of the parent's UCX survives.
     dup2(Fds[1], 3);
-    close_range(4, ~0U, 0);
+    dup2(OutFd, 4);
+    close_range(5, ~0U, 0);
+    setenv("OMPDPU_SESSION_OUTPUT_FD", "4", 1);
     setenv("OMPDPU_SESSION_TOKEN", std::to_string(Token).c_str(), 1);
     setenv("OMPDPU_SESSION_MEMORY", std::to_string(Opts.Memory).c_str(), 1);
     setenv("OMPDPU_SESSION_CORES", std::to_string(Cores).c_str(), 1);
@@ -233,6 +251,7 @@ Status Supervisor::spawnSession(ClientRec &C, uint64_t Token,
   close(Fds[1]);
   C.Pid = Pid;
   C.CtlFd = Fds[0];
+  C.OutputFd = OutFd;
   Sessions[Pid] = C.Ep;
   return readSessionAddress(C, Addr);
 }
@@ -349,6 +368,9 @@ void Supervisor::onSessionExit(pid_t Pid, int WStatus) {
   close(C.CtlFd);
   C.CtlFd = -1;
   C.Pid = -1;
+  if (!C.Gone)
+    sendUnsentOutput(C);
+  closeOutputArea(C);
   if (C.Gone)
     return; // orderly end
   if (X.Signal || X.ExitCode)
@@ -356,6 +378,34 @@ void Supervisor::onSessionExit(pid_t Pid, int WStatus) {
   Header H;
   H.Type = MsgType::SessionExit;
   W->send(C.Ep, frame(H, X), nullptr, 0, nullptr);
+}
+
+void Supervisor::sendUnsentOutput(ClientRec &C) {
+  if (C.OutputFd < 0)
+    return;
+  void *Map =
+      mmap(nullptr, sizeof(OutputArea), PROT_READ, MAP_SHARED, C.OutputFd, 0);
+  if (Map == MAP_FAILED)
+    return;
+  const auto *Area = static_cast<const OutputArea *>(Map);
+  for (int S = 0; S < 2; ++S) {
+    std::string Rest = unsentOutput(Area->Streams[S]);
+    for (size_t At = 0; At < Rest.size(); At += Output::kMaxBytes) {
+      Output O;
+      O.Stream = static_cast<uint8_t>(S + 1);
+      O.Bytes = Rest.substr(At, Output::kMaxBytes);
+      Header H;
+      H.Type = MsgType::Output;
+      W->send(C.Ep, frame(H, O), nullptr, 0, nullptr);
+    }
+  }
+  munmap(Map, sizeof(OutputArea));
+}
+
+void Supervisor::closeOutputArea(ClientRec &C) {
+  if (C.OutputFd >= 0)
+    close(C.OutputFd);
+  C.OutputFd = -1;
 }
 
 void Supervisor::reapThreads() {
@@ -399,6 +449,7 @@ void Supervisor::dropClient(Peer P, const char *Why) {
   }
   if (C.CtlFd >= 0)
     close(C.CtlFd);
+  closeOutputArea(C);
   if (Opts.Verbose)
     log(LogLevel::Info, "client %u %s", C.Id, Why);
   Clients.erase(It);

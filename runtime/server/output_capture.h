@@ -1,0 +1,102 @@
+//===- output_capture.h - Kernels' stdout and stderr, for the client ------===//
+//
+// Kernels print with printf, puts, std::cout, perror or write(1, ...). In a
+// session process all of it goes to the output rings (output_ring.h) and
+// from there, through the session's loop, to the client, which writes it to
+// the program's own stdout and stderr. stdio and iostreams write straight
+// into the rings (stdout and stderr are unbuffered streams of ours), so a
+// kernel's output is there when it returns and leaves before its reply;
+// what bypasses stdio (write(2) on fds 1 and 2, child processes) comes
+// through a pipe and a thread, and may trail its kernel's reply.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "server/output_ring.h"
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <cstdio>
+#include <functional>
+#include <mutex>
+#include <thread>
+
+namespace ompdpu::server {
+
+class OutputCapture {
+public:
+  /// Capture this process's stdout and stderr into the area mapped from
+  /// AreaFd (made by the supervisor). Null on failure (logged).
+  static OutputCapture *install(int AreaFd);
+  /// The installed capture, or null.
+  static OutputCapture *active() { return Active; }
+
+  /// Called (from any thread) when output waits to be sent.
+  void setWake(std::function<void()> W) { Wake = std::move(W); }
+  /// Output waits to be sent (cheap: one relaxed load).
+  bool pending() const { return Pending.load(std::memory_order_relaxed); }
+  /// On the loop thread: hand the waiting bytes to Send(stream, data, len)
+  /// in pieces of at most MaxPiece bytes, while Room() says the client
+  /// can take more. Stream 1: stdout, 2: stderr.
+  template <typename SendFn, typename RoomFn>
+  void drain(size_t MaxPiece, SendFn Send, RoomFn Room);
+  /// The calling thread runs the session's loop: when a ring is full it
+  /// cannot wait for the loop to empty it (see write()).
+  static void setLoopThread(bool On) { OnLoop = On; }
+  /// Stop waiting writers (the session ends).
+  void stop();
+
+  /// Append to stream S (1 or 2); waits while its ring is full.
+  void write(int S, const char *Data, size_t Len);
+  /// Bytes of stream S dropped since the last call (written by a kernel on
+  /// the loop thread while the ring was full).
+  uint64_t takeDropped(int S);
+
+private:
+  OutputCapture() = default;
+  void pumpFds();
+  OutputArea *Area = nullptr;
+  std::mutex M[2];                 // one writer at a time per ring
+  std::mutex SpaceM;               // writers waiting for room
+  std::condition_variable SpaceCV; // notified when bytes leave
+  std::atomic<bool> Pending{false};
+  std::atomic<bool> Stopping{false};
+  std::atomic<uint64_t> Dropped[2] = {0, 0};
+  std::function<void()> Wake;
+  int PipeFds[2] = {-1, -1}; // read ends of the pipes behind fds 1 and 2
+  std::thread Pump;
+  static OutputCapture *Active;
+  static thread_local bool OnLoop;
+};
+
+template <typename SendFn, typename RoomFn>
+void OutputCapture::drain(size_t MaxPiece, SendFn Send, RoomFn Room) {
+  Pending.store(false, std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  bool Freed = false;
+  for (int S = 0; S < 2; ++S) {
+    OutputRing &R = Area->Streams[S];
+    uint64_t Head = R.Head.load(std::memory_order_relaxed);
+    uint64_t Tail = R.Tail.load(std::memory_order_acquire);
+    while (Head < Tail) {
+      if (!Room()) {
+        Pending.store(true, std::memory_order_relaxed);
+        break;
+      }
+      size_t At = Head % kOutputRingBytes;
+      size_t Len =
+          std::min<uint64_t>({Tail - Head, MaxPiece, kOutputRingBytes - At});
+      Send(S + 1, R.Data + At, Len);
+      Head += Len;
+      R.Head.store(Head, std::memory_order_release);
+      Freed = true;
+    }
+  }
+  if (Freed) {
+    std::lock_guard<std::mutex> L(SpaceM);
+    SpaceCV.notify_all();
+  }
+}
+
+} // namespace ompdpu::server
