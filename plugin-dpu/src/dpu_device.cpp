@@ -5,6 +5,7 @@
 #include "common/log.h"
 
 #include <cstdio>
+#include <cstring>
 
 namespace ompdpu::plugin {
 
@@ -211,6 +212,7 @@ Expected<void *> DpuDevice::alloc(int64_t Size, int32_t Kind) {
   if (!P)
     return P.status().withContext(
         format("cannot allocate %ld bytes", (long)Size));
+  Slots.allocated(*P, static_cast<uint64_t>(Size));
   return reinterpret_cast<void *>(*P);
 }
 
@@ -226,8 +228,11 @@ Status DpuDevice::submit(void *Dst, const void *Src, int64_t Size,
                          __tgt_async_info *Async) {
   if (Size < 0)
     return Status::error("negative transfer size");
-  if (Size == sizeof(void *))
-    Slots.note(reinterpret_cast<uint64_t>(Dst));
+  if (Size == sizeof(void *)) {
+    uint64_t Value;
+    std::memcpy(&Value, Src, sizeof(Value));
+    Slots.submitted(reinterpret_cast<uint64_t>(Dst), Value);
+  }
   if (Async && Size <= kBatchPieceMax) {
     // Copying a few bytes is cheaper than a message of their own.
     AsyncQueue *Q = queueOf(Async);
