@@ -6,7 +6,7 @@
 #       SRC_PKG, SRC_VER, UPSTREAM_VER, DSC, ORIG (the .orig tarball), DEBIAN
 #       (the .debian tarball), CACHE
 #   llvm-patches/fetch-source.sh --unpack DIR SUBTREE...
-#       unpack the SUBTREEs (paths inside the LLVM tree, such as
+#       unpack the SUBTREEs (directories or files of the LLVM tree, such as
 #       openmp/libomptarget/test) of the .orig tarball into DIR (DIR/SUBTREE),
 #       then apply those of Debian's own patches (debian/patches/series) that
 #       touch them; DIR is left alone when it already holds the same
@@ -54,8 +54,8 @@ DSC=$CACHE/${SRC_PKG}_${SRC_VER#*:}.dsc
 verify_cached() {
   [[ -f $DSC ]] || return 1
   # Checksums-Sha256 lines of the .dsc: " <sha256> <size> <file>"
-  local n=0 sum size file
-  while read -r sum size file; do
+  local n=0 sum file
+  while read -r sum _ file; do
     [[ -f $CACHE/$file ]] || return 1
     echo "$sum  $CACHE/$file" | sha256sum --quiet -c - >/dev/null 2>&1 || return 1
     n=$((n + 1))
@@ -111,7 +111,7 @@ fi
 rm -rf "$UNPACK_DIR"
 mkdir -p "$UNPACK_DIR"
 log "unpacking ${SUBTREES[*]} from $(basename "$ORIG")"
-tar -xf "$ORIG" -C "$UNPACK_DIR" --strip-components=1 --wildcards "${SUBTREES[@]/#/*/}" ||
+tar -xf "$ORIG" -C "$UNPACK_DIR" --strip-components=1 --wildcards "${SUBTREES[@]/#/*/}" >&2 ||
   die "cannot unpack ${SUBTREES[*]} from $ORIG"
 if [[ -n $DEBIAN ]]; then
   deb=$UNPACK_DIR/.debian
@@ -122,7 +122,7 @@ if [[ -n $DEBIAN ]]; then
   # Apply, in series order, the file sections of Debian's patches that touch
   # one of the SUBTREEs (a patch may touch other parts of the tree too).
   re=$(printf '%s|' "${SUBTREES[@]}")
-  re="^[+][+][+] [^/]+/(${re%|})/"
+  re="^[+][+][+] [^/]+/(${re%|})([/[:space:]]|\$)"
   while read -r p _; do
     [[ -z $p || $p == \#* ]] && continue
     pf=$deb/debian/patches/$p
@@ -134,7 +134,7 @@ if [[ -n $DEBIAN ]]; then
           if (keep) print l[i] } }' "$pf")
     [[ -n $part ]] || continue
     log "applying Debian's $p (its part in ${SUBTREES[*]})"
-    patch -d "$UNPACK_DIR" -p1 --forward --batch --quiet <<<"$part" >&2 ||
+    patch -d "$UNPACK_DIR" -p1 --forward --batch --quiet --no-backup-if-mismatch <<<"$part" >&2 ||
       die "Debian's patch $p does not apply to ${SUBTREES[*]}"
     n=$((n + 1))
   done <"$series"
