@@ -5,17 +5,15 @@
 #   llvm-patches/apply-and-test.sh [--build-only] [--bench]
 #
 # 1. Fetches the Debian source package the installed libomptarget was built
-#    from (`apt-get source --download-only`, the exact installed version, with
-#    apt's signature and checksum checks; deb-src entries are derived from the
-#    machine's deb entries into a private apt state, nothing system-wide
-#    changes). Kept in $OMPDPU_LLVM_SRC_CACHE (default: <build>/llvm-patches/
-#    src) and checked against the .dsc's SHA-256 when reused.
+#    from, or reuses the checked copy: llvm-patches/fetch-source.sh (the exact
+#    installed version, with apt's checks; kept in $OMPDPU_LLVM_SRC_CACHE,
+#    default ${XDG_CACHE_HOME:-~/.cache}/ompdpu/llvm-src, outside the clone).
 # 2. Unpacks openmp/libomptarget only, applies every patch of
 #    llvm-patches/libomptarget-<major>/ in name order (`patch -p1`, a patch
 #    that does not apply is an error), and builds libomptarget.so twice with
-#    the same compiler and flags: <build>/llvm-patches/stock/ (the unpatched
-#    source, identical to the installed library's code: Debian's own patches
-#    only touch CMake files there) and <build>/llvm-patches/patched/.
+#    the same compiler and flags: <build>/llvm-patches/stock/ (the source as
+#    Debian built it: its own patches only touch CMake files there, so this is
+#    the installed library's code) and <build>/llvm-patches/patched/.
 # 3. Tests (skipped with --build-only): the lit end-to-end suite
 #    (tests/lit/offload) with the patched libomptarget.so first on the library
 #    path of every program; libomptarget_override.c checks that it is the one
@@ -24,13 +22,12 @@
 #    ompdpu-offload-micro, stock and patched in turns, medians of 5 turns.
 #
 # Environment: OMPDPU_BUILD (build directory, default build),
-# OMPDPU_LLVM_SRC_CACHE (where the source package is kept).
+# OMPDPU_LLVM_SRC_CACHE (where the source package is kept, see fetch-source.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 BUILD=$(realpath -m "${OMPDPU_BUILD:-build}")
 OUT=$BUILD/llvm-patches
-CACHE=$(realpath -m "${OMPDPU_LLVM_SRC_CACHE:-$OUT/src}")
 BUILD_ONLY=0
 BENCH=0
 for a in "$@"; do
@@ -44,62 +41,16 @@ done
 log() { echo "[llvm-patches] $*" >&2; }
 die() { echo "llvm-patches: error: $*" >&2; exit 1; }
 
-# ---- which source: the package the installed libomptarget comes from ------
+# ---- 1. the source: the package the installed libomptarget comes from -------
 MAJOR=14
-BIN_PKG=libomp5-$MAJOR
-read -r SRC_PKG SRC_VER < <(dpkg-query -W -f='${source:Package} ${source:Version}\n' "$BIN_PKG" 2>/dev/null) ||
-  die "$BIN_PKG is not installed (scripts/install-deps.sh installs it)"
 INSTALLED=/usr/lib/llvm-$MAJOR/lib/libomptarget.so
 [[ -e $INSTALLED ]] || die "$INSTALLED is missing: is libomp-$MAJOR-dev installed?"
 PATCHES=("$ROOT"/llvm-patches/libomptarget-$MAJOR/*.patch)
 [[ -e ${PATCHES[0]} ]] || die "no patches in llvm-patches/libomptarget-$MAJOR/"
-UPSTREAM_VER=${SRC_VER#*:}      # drop the epoch
-UPSTREAM_VER=${UPSTREAM_VER%-*} # and the Debian revision
-DSC=$CACHE/${SRC_PKG}_${SRC_VER#*:}.dsc
-log "source: $SRC_PKG $SRC_VER (from $BIN_PKG)"
-
-# ---- 1. fetch (or reuse) the source package --------------------------------
-verify_cached() {
-  [[ -f $DSC ]] || return 1
-  # Checksums-Sha256 lines of the .dsc: " <sha256> <size> <file>"
-  local ok=1 sum size file
-  while read -r sum size file; do
-    [[ -f $CACHE/$file ]] || { ok=0; break; }
-    echo "$sum  $CACHE/$file" | sha256sum --quiet -c - >/dev/null 2>&1 || { ok=0; break; }
-  done < <(awk '/^Checksums-Sha256:/{f=1; next} /^[^ ]/{f=0} f && NF==3' "$DSC")
-  ((ok))
-}
-fetch_source() {
-  local apt=$CACHE/apt
-  mkdir -p "$apt/lists/partial" "$apt/sources.list.d"
-  : >"$apt/sources.list"
-  # deb-src twins of the machine's own deb entries (one-line and deb822).
-  for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
-    [[ -f $f ]] && sed -n 's/^deb \(.*\)$/deb-src \1/p' "$f" >>"$apt/sources.list"
-  done
-  for f in /etc/apt/sources.list.d/*.sources; do
-    [[ -f $f ]] && sed 's/^Types:.*$/Types: deb-src/' "$f" >"$apt/sources.list.d/$(basename "$f")"
-  done
-  local opts=(-o "Dir::Etc::sourcelist=$apt/sources.list" -o "Dir::Etc::sourceparts=$apt/sources.list.d"
-    -o "Dir::State::Lists=$apt/lists" -o "Dir::Cache=$apt/cache" -o "APT::Sandbox::User=root")
-  mkdir -p "$apt/cache/archives/partial"
-  log "apt-get update (deb-src lists, private to $apt)"
-  apt-get "${opts[@]}" update -qq >"$apt/update.log" 2>&1 ||
-    log "apt-get update reported errors (see $apt/update.log); trying the download anyway"
-  log "apt-get source --download-only $SRC_PKG=$SRC_VER (about 130 MB)"
-  (cd "$CACHE" && apt-get "${opts[@]}" source --download-only -qq "$SRC_PKG=$SRC_VER") \
-    >"$apt/source.log" 2>&1 ||
-    die "cannot download the source of $SRC_PKG $SRC_VER: $(tail -n 3 "$apt/source.log" | tr '\n' ' ')(log: $apt/source.log)"
-}
-mkdir -p "$CACHE"
-if verify_cached; then
-  log "using the cached source in $CACHE"
-else
-  fetch_source
-  verify_cached || die "$DSC: the downloaded files do not match their SHA-256 sums"
-fi
-ORIG=$(ls "$CACHE"/"${SRC_PKG}_${UPSTREAM_VER}".orig.tar.* 2>/dev/null | head -n 1)
-[[ -n $ORIG ]] || die "no ${SRC_PKG}_${UPSTREAM_VER}.orig.tar.* in $CACHE"
+FETCH=$ROOT/llvm-patches/fetch-source.sh
+SRC_INFO=$(OMPDPU_LLVM_MAJOR=$MAJOR bash "$FETCH") || die "cannot get the LLVM source"
+SRC_VER=$(sed -n 's/^SRC_VER=//p' <<<"$SRC_INFO")
+log "source: $(sed -n 's/^SRC_PKG=//p' <<<"$SRC_INFO") $SRC_VER"
 
 # ---- 2. unpack, patch, build ------------------------------------------------
 CXX=${CXX:-clang++-$MAJOR}
@@ -121,7 +72,7 @@ build_lib() { # <source dir holding openmp/> <output dir>
 # Both libraries are rebuilt only when what they are built from changed: the
 # source version, a patch (or the set of patches), this script, the compiler
 # (scripts/test.sh builds them, scripts/bench.sh then finds them up to date).
-STAMP="$SRC_VER $CXX $(cat "${PATCHES[@]}" "$0" | sha256sum | cut -d' ' -f1) ${PATCHES[*]##*/}"
+STAMP="$SRC_VER $CXX $(cat "${PATCHES[@]}" "$0" "$FETCH" | sha256sum | cut -d' ' -f1) ${PATCHES[*]##*/}"
 up_to_date() {
   [[ -e $OUT/stock/libomptarget.so && -e $OUT/patched/libomptarget.so &&
     $(cat "$OUT/build.stamp" 2>/dev/null) == "$STAMP" ]]
@@ -130,15 +81,13 @@ if up_to_date; then
   log "stock and patched libomptarget.so are up to date in $OUT"
 else
   rm -rf "$OUT/tree-stock" "$OUT/tree-patched" "$OUT/build.stamp"
-  mkdir -p "$OUT/tree-stock"
-  log "unpacking openmp/libomptarget from $(basename "$ORIG")"
-  tar -xf "$ORIG" -C "$OUT/tree-stock" --strip-components=1 --wildcards '*/openmp/libomptarget/src/*' \
-    '*/openmp/libomptarget/include/*' || die "cannot unpack $ORIG"
+  OMPDPU_LLVM_MAJOR=$MAJOR bash "$FETCH" --unpack "$OUT/tree-stock" openmp/libomptarget/src \
+    openmp/libomptarget/include >/dev/null || die "cannot unpack openmp/libomptarget"
   cp -r "$OUT/tree-stock" "$OUT/tree-patched"
   for p in "${PATCHES[@]}"; do
     log "applying $(basename "$p")"
     patch -d "$OUT/tree-patched" -p1 --forward --batch --quiet <"$p" ||
-      die "$(basename "$p") does not apply to $SRC_PKG $SRC_VER"
+      die "$(basename "$p") does not apply to LLVM $SRC_VER"
   done
   log "building stock and patched libomptarget.so with $CXX"
   build_lib "$OUT/tree-stock" "$OUT/stock" &

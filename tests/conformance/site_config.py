@@ -1,0 +1,131 @@
+# -*- Python -*-
+# Site configuration of LLVM's own libomptarget test suite
+# (openmp/libomptarget/test of the installed LLVM's Debian source), run
+# against the installed LLVM 14 instead of an LLVM build tree. Loaded by the
+# lit.site.cfg that tests/conformance/run.sh writes into each exec directory,
+# which sets:
+#   config.conformance_mode       "host" (LLVM's own host plugin) or "ompdpu"
+#   config.conformance_suite_dir  <unpacked>/openmp/libomptarget/test
+#   config.conformance_all_targets  LIBOMPTARGET_ALL_TARGETS of that source
+#   config.conformance_exec_root  this exec directory
+#   config.conformance_llvm_dir   /usr/lib/llvm-14
+#   config.conformance_ompdpu     <build>/bin/ompdpu (mode "ompdpu")
+#   config.conformance_emulate    number of emulated DPUs (mode "ompdpu")
+#   config.conformance_timeout    seconds per test
+#   config.conformance_probe_dir  run these tests instead of the suite's
+#                                 (tests/conformance/probe), same config
+#
+# It fills in what the suite's lit.site.cfg.in would get from CMake, then lets
+# the suite's own lit.cfg do the real work; with mode "ompdpu" it then puts
+# `env OMP_TARGET_OFFLOAD=mandatory ompdpu run --emulate N --` in front of the
+# program in the suite's two run substitutions (%libomptarget-run-<target>,
+# %libomptarget-run-fail-<target>), which every test uses to start its
+# program. The downloaded sources are not modified.
+import os
+import re
+import subprocess
+
+TARGET = "x86_64-pc-linux-gnu"  # the emulated DPU runs x86_64 device images
+
+llvm = config.conformance_llvm_dir
+llvm_bin = os.path.join(llvm, "bin")
+llvm_lib = os.path.join(llvm, "lib")
+clang = os.path.join(llvm_bin, "clang")
+clangxx = os.path.join(llvm_bin, "clang++")
+
+
+def _clang_version():
+    out = subprocess.run([clang, "--version"], stdout=subprocess.PIPE,
+                         universal_newlines=True, check=True).stdout
+    m = re.search(r"clang version (\d+)\.(\d+)\.(\d+)", out)
+    if not m:
+        lit_config.fatal("cannot read the version of %s" % clang)
+    return m.groups()
+
+
+_major, _minor, _patch = _clang_version()
+_resource_dir = subprocess.run([clang, "-print-resource-dir"], stdout=subprocess.PIPE,
+                               universal_newlines=True, check=True).stdout.strip()
+
+# What openmp/libomptarget/test/CMakeLists.txt and openmp/cmake/OpenMPTesting.cmake
+# would write into lit.site.cfg for an LLVM built with its x86_64 plugin.
+config.test_c_compiler = clang
+config.test_cxx_compiler = clangxx
+config.test_compiler_features = [
+    "clang", "clang-%s" % _major, "clang-%s.%s" % (_major, _minor),
+    "clang-%s.%s.%s" % (_major, _minor, _patch)]
+config.test_openmp_flags = "-fopenmp -pthread -fno-experimental-isel"
+config.test_extra_flags = ""
+config.cuda_path = ""
+config.cuda_libdir = ""
+config.cuda_test_arch = ""
+config.libomptarget_obj_root = config.conformance_exec_root
+config.library_dir = llvm_lib              # libomptarget.so
+config.omp_header_directory = os.path.join(_resource_dir, "include")  # omp.h
+config.omp_host_rtl_directory = llvm_lib   # libomp.so
+config.operating_system = "Linux"
+config.libomptarget_all_targets = config.conformance_all_targets
+config.libomptarget_current_target = TARGET
+config.libomptarget_filecheck = os.path.join(llvm_bin, "FileCheck")
+config.libomptarget_not = os.path.join(llvm_bin, "not")
+# Debian's libomptarget is built without LIBOMPTARGET_ENABLE_DEBUG: it prints
+# nothing for LIBOMPTARGET_DEBUG, so the tests that need that are unsupported.
+config.libomptarget_debug = False
+
+lit_config.load_config(config, os.path.join(config.conformance_suite_dir, "lit.cfg"))
+
+mode = config.conformance_mode
+config.name = "libomptarget :: %s" % mode
+if getattr(config, "conformance_probe_dir", None):
+    config.name += " :: probe"
+    config.test_source_root = config.conformance_probe_dir
+
+# A test's RUN lines call llvm-ar and friends by name, as in an LLVM build tree.
+config.environment["PATH"] = os.pathsep.join(
+    [llvm_bin, config.environment.get("PATH", os.environ.get("PATH", ""))])
+# The suite's lit.cfg passes OMP_TARGET_OFFLOAD through from the caller's
+# environment; every program here gets a known policy instead.
+config.environment.pop("OMP_TARGET_OFFLOAD", None)
+for var in ("OMPDPU_DEVICES", "OMPDPU_SERVER_PIDS", "LD_LIBRARY_PATH"):
+    config.environment.pop(var, None)
+
+# --- limits: a time per test (lit needs psutil), two tests at a time ---------
+lit_config.parallelism_groups["ompdpu-conformance"] = 2
+config.parallelism_group = "ompdpu-conformance"
+_limit = int(config.conformance_timeout)
+_guard = ""
+supported, why = lit_config.maxIndividualTestTimeIsSupported
+if supported:
+    if not lit_config.maxIndividualTestTime:
+        lit_config.maxIndividualTestTime = _limit
+else:
+    lit_config.note("per-test timeout unavailable (%s); wrapping runs in `timeout %d`"
+                    % (why, _limit))
+    _guard = "timeout -k 10 %d " % _limit
+
+# --- how programs run -------------------------------------------------------
+if mode == "ompdpu":
+    prefix = "%senv OMP_TARGET_OFFLOAD=mandatory %s run --emulate %d --" % (
+        _guard, config.conformance_ompdpu, int(config.conformance_emulate))
+    config.available_features.add("ompdpu")
+elif mode == "host":
+    prefix = _guard.strip()
+else:
+    lit_config.fatal("conformance_mode must be host or ompdpu, not %r" % mode)
+
+_run = "%libomptarget-run-" + TARGET
+_run_fail = "%libomptarget-run-fail-" + TARGET
+_wrapped = set()
+for i, (key, value) in enumerate(config.substitutions):
+    if key == _run and value == "%t":
+        config.substitutions[i] = (key, ("%s %%t" % prefix).strip())
+        _wrapped.add(key)
+    elif key == _run_fail and value == "%not --crash %t":
+        # `ompdpu run` reports a program killed by a signal as an exit status
+        # (128 + signal), so `not --crash` goes inside it, next to the program.
+        config.substitutions[i] = (key, ("%s %%not --crash %%t" % prefix).strip())
+        _wrapped.add(key)
+if _wrapped != {_run, _run_fail}:
+    lit_config.fatal("the suite's lit.cfg no longer defines %s as %%t and %s as "
+                     "%%not --crash %%t: update tests/conformance/site_config.py"
+                     % (_run, _run_fail))
