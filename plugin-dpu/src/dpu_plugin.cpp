@@ -85,7 +85,7 @@ void DpuPlugin::connectAll() {
       continue;
     }
     const std::string &Why = Results[K].status().message();
-    if (Why.rfind("client wants ", 0) == 0) {
+    if (Results[K].status().code() == ErrorCode::OtherIsa) {
       OMPDPU_DEBUG_LOG("%s: serves another ISA (%s)", Addrs[K].text().c_str(),
                        Why.c_str());
       continue; // the plugin copy for that ISA takes it

@@ -73,11 +73,12 @@ Status Connection::finish(Clock::time_point Deadline) {
   // leaves no transport to the server fails as "Destination is
   // unreachable" (a server that is not there: "not connected"): say so.
   const char *Tls = std::getenv("UCX_TLS");
-  if (Tls && *Tls && S.message().find("unreachable") != std::string::npos)
-    return Status::error(S.message() +
-                         format(" (UCX_TLS=%s is set: it may leave no UCX "
-                                "transport that reaches this server)",
-                                Tls));
+  if (Tls && *Tls && S.code() == ErrorCode::Unreachable)
+    return Status::error(S.code(),
+                         S.message() +
+                             format(" (UCX_TLS=%s is set: it may leave no UCX "
+                                    "transport that reaches this server)",
+                                    Tls));
   return S;
 }
 
@@ -93,8 +94,7 @@ void Connection::installHandlers(transport::Worker &Wk) {
       SessionLostAt = Clock::now();
     } else if (P == SupervisorEp) {
       failConnection(
-          Status::error((SessionEp ? "connection lost: " : "cannot connect: ") +
-                        S.message()));
+          S.withContext(SessionEp ? "connection lost" : "cannot connect"));
     }
   });
 }
@@ -147,7 +147,7 @@ Status Connection::completeHandshake(Clock::time_point Deadline) {
     return T->Result;
   // Info was filled by onMessage from the HelloReply. The session's
   // transports match the ones chosen here (see the supervisor).
-  auto Data = transport::Worker::create(SameHost ? "sm,self" : "");
+  auto Data = transport::Worker::create(transport::sessionTransports(SameHost));
   if (!Data)
     return Data.status();
   {
@@ -431,7 +431,7 @@ bool Connection::onMessage(const uint8_t *Ctrl, size_t Len,
     if (!decodeBody(Body, R).ok()) {
       completeOp(T, Status::error("malformed handshake reply"));
     } else if (R.Code != kOk) {
-      completeOp(T, Status::error(R.Message));
+      completeOp(T, Status::error(errorCodeOf(R.Code), R.Message));
     } else {
       Info.Isa = R.Isa;
       Info.Cores = R.Cores;
@@ -451,7 +451,7 @@ bool Connection::onMessage(const uint8_t *Ctrl, size_t Len,
     return false;
   }
   if (R.Code != kOk) {
-    completeOp(T, Status::error(R.Message));
+    completeOp(T, Status::error(errorCodeOf(R.Code), R.Message));
     return false;
   }
   T->Value = R.Value;
@@ -555,8 +555,7 @@ void Connection::checkHealth() {
   if (SessionLost) {
     // Prefer the supervisor's explanation (signal, kernel) when it comes.
     if (secondsSince(SessionLostAt) > 0.5)
-      failConnection(
-          Status::error("connection lost: " + SessionLostReason.message()));
+      failConnection(SessionLostReason.withContext("connection lost"));
     return;
   }
   if (Heard != HeardSeen) {

@@ -12,26 +12,52 @@
 
 namespace ompdpu {
 
+/// What kind of failure a Status is, for code that must act on it; the
+/// message is for people. The server's reply codes (protocol/messages.h)
+/// arrive as the codes of the same name.
+enum class ErrorCode {
+  Generic,
+  Invalid,     ///< a malformed or out-of-range request
+  NoMemory,    ///< device memory limit reached
+  Load,        ///< an image could not be loaded
+  NotFound,    ///< unknown pointer, kernel or token
+  Version,     ///< protocol version mismatch
+  Internal,    ///< a server-side failure
+  Peer,        ///< a peer session could not be reached
+  OtherIsa,    ///< the server runs another ISA than the client wants
+  Unreachable, ///< no transport reaches the peer (UCX's "unreachable")
+};
+
 /// The outcome of an operation: success, or a message saying what failed.
 class Status {
 public:
   /// Success.
   Status() = default;
   /// A failure with a human-readable reason.
-  static Status error(std::string Msg) { return Status(std::move(Msg)); }
+  static Status error(std::string Msg) {
+    return Status(ErrorCode::Generic, std::move(Msg));
+  }
+  /// A failure of a kind that callers may act on.
+  static Status error(ErrorCode C, std::string Msg) {
+    return Status(C, std::move(Msg));
+  }
   /// True on success.
   bool ok() const { return !Failed; }
   explicit operator bool() const { return Failed; } // true when failed
   /// The reason of a failure (empty on success).
   const std::string &message() const { return Msg; }
+  /// The kind of failure (Generic on success).
+  ErrorCode code() const { return Code; }
   /// Prefix the reason with context ("cannot load image: " + reason).
   Status withContext(const std::string &Ctx) const {
-    return Failed ? Status(Ctx + ": " + Msg) : Status();
+    return Failed ? Status(Code, Ctx + ": " + Msg) : Status();
   }
 
 private:
-  explicit Status(std::string M) : Failed(true), Msg(std::move(M)) {}
+  Status(ErrorCode C, std::string M)
+      : Failed(true), Code(C), Msg(std::move(M)) {}
   bool Failed = false;
+  ErrorCode Code = ErrorCode::Generic;
   std::string Msg;
 };
 

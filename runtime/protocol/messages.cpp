@@ -230,6 +230,29 @@ bool PeerSubmit::decode(Reader &R) {
   return R.get(Token) && R.get(DstPtr) && R.get(Size);
 }
 
+ErrorCode errorCodeOf(int32_t ReplyCode) {
+  switch (ReplyCode) {
+  case kErrInvalid:
+    return ErrorCode::Invalid;
+  case kErrNoMemory:
+    return ErrorCode::NoMemory;
+  case kErrLoad:
+    return ErrorCode::Load;
+  case kErrNotFound:
+    return ErrorCode::NotFound;
+  case kErrVersion:
+    return ErrorCode::Version;
+  case kErrInternal:
+    return ErrorCode::Internal;
+  case kErrPeer:
+    return ErrorCode::Peer;
+  case kErrIsa:
+    return ErrorCode::OtherIsa;
+  default:
+    return ErrorCode::Generic;
+  }
+}
+
 void Output::encode(Writer &W) const {
   W.put(Stream);
   W.putString(Bytes);

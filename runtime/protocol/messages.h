@@ -1,5 +1,4 @@
-//===- messages.h - The ompdpu wire protocol ---------------------*- C++
-//-*-===//
+//===- messages.h - The ompdpu wire protocol --------------------*- C++ -*-===//
 //
 // Every message is defined once here and used by both the plugin and the
 // server. A message is a frame (a fixed header and a typed body) sent as the
@@ -94,6 +93,9 @@ enum ReplyCode : int32_t {
   kErrPeer = 7,     ///< a peer session could not be reached
   kErrIsa = 8,      ///< the client wants another ISA
 };
+
+/// The Status code a reply code stands for.
+ErrorCode errorCodeOf(int32_t ReplyCode);
 
 struct Hello {
   uint16_t MinVersion = kVersion;

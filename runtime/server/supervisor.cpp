@@ -183,7 +183,7 @@ void Supervisor::onHello(Peer From, const Header &H, Reader &Body) {
   // Client and server on one machine (an emulated DPU): shared memory is
   // the only transport the session needs.
   Rep.SameHost = !Hi.BootId.empty() && Hi.BootId == bootId();
-  SessionTransports = Rep.SameHost ? "sm,self" : "";
+  SessionTransports = transport::sessionTransports(Rep.SameHost);
   Status S = spawnSession(C, Token, Rep.SessionAddress);
   if (!S.ok()) {
     Rep.Code = kErrInternal;

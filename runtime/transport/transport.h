@@ -1,5 +1,4 @@
-//===- transport.h - Active messages and bulk data over UCX ------*- C++
-//-*-===//
+//===- transport.h - Active messages and bulk data over UCX -----*- C++ -*-===//
 //
 // The only place that knows UCX. Above it, a Peer is an opaque handle, a
 // message is a control frame plus optional bulk data, and bulk data can be
@@ -51,6 +50,13 @@ struct SockAddress {
   std::string Host;
   uint16_t Port = 0;
 };
+
+/// The transports (UCX_TLS syntax) of a session's context, chosen alike by
+/// both sides: on one machine shared memory only, so that no TCP interface
+/// is polled on the hot path; otherwise UCX's choice ("").
+inline const char *sessionTransports(bool SameHost) {
+  return SameHost ? "sm,self" : "";
+}
 
 /// One UCX context and worker, with the active-message handler installed.
 class Worker {

@@ -23,8 +23,12 @@ namespace {
 /// rendezvous.
 constexpr size_t kSmallFrame = 256;
 
+ErrorCode codeOf(ucs_status_t S) {
+  return S == UCS_ERR_UNREACHABLE ? ErrorCode::Unreachable : ErrorCode::Generic;
+}
+
 Status ucsError(const char *What, ucs_status_t S) {
-  return Status::error(format("%s: %s", What, ucs_status_string(S)));
+  return Status::error(codeOf(S), format("%s: %s", What, ucs_status_string(S)));
 }
 
 /// An operation in flight: what to call when it ends, and the header bytes
@@ -152,7 +156,7 @@ struct WorkerCallbacks {
   static void onPeerError(void *Arg, ucp_ep_h Ep, ucs_status_t S) {
     auto *Self = static_cast<Worker *>(Arg);
     if (Self->OnPeerError)
-      Self->OnPeerError(Ep, Status::error(ucs_status_string(S)));
+      Self->OnPeerError(Ep, Status::error(codeOf(S), ucs_status_string(S)));
   }
   static void onConnRequest(ucp_conn_request_h Req, void *Arg) {
     static_cast<Worker::Impl *>(Arg)->ConnRequests.push_back(Req);
@@ -235,10 +239,12 @@ Expected<std::unique_ptr<Worker>> Worker::create(const std::string &Transports,
 Worker::~Worker() {
   if (!I)
     return;
-  if (I->Listener)
+  // Pending requests are refused while their listener still exists.
+  if (I->Listener) {
+    for (ucp_conn_request_h R : I->ConnRequests)
+      ucp_listener_reject(I->Listener, R);
     ucp_listener_destroy(I->Listener);
-  for (ucp_conn_request_h R : I->ConnRequests)
-    ucp_listener_reject(I->Listener, R);
+  }
   // Give forced closes a bounded time to finish.
   for (int Spin = 0; Spin < 100000 && !I->Closing.empty(); ++Spin)
     progress();

@@ -334,3 +334,38 @@ TEST(Protocol, FuzzedFramesNeverCrash) {
 }
 
 } // namespace
+
+namespace {
+TEST(Protocol, OutputRoundTripAndLimits) {
+  Header H;
+  Output O;
+  O.Stream = 2;
+  O.Bytes = std::string("line\n\0binary", 12);
+  Output Back = roundTrip(MsgType::Output, O, H);
+  EXPECT_EQ(Back.Stream, 2);
+  EXPECT_EQ(Back.Bytes, O.Bytes);
+  // Only stdout and stderr, and at most kMaxBytes.
+  for (Output Bad : {Output{3, "x"}, Output{0, "x"},
+                     Output{1, std::string(Output::kMaxBytes + 1, 'a')}}) {
+    std::vector<uint8_t> F = frame(H, Bad);
+    Reader R;
+    ASSERT_TRUE(parseFrame(F.data(), F.size(), H, R).ok());
+    Output D;
+    EXPECT_FALSE(decodeBody(R, D).ok());
+  }
+}
+
+TEST(Protocol, ReplyCodesBecomeErrorCodes) {
+  using ompdpu::ErrorCode;
+  EXPECT_EQ(errorCodeOf(kErrIsa), ErrorCode::OtherIsa);
+  EXPECT_EQ(errorCodeOf(kErrNoMemory), ErrorCode::NoMemory);
+  EXPECT_EQ(errorCodeOf(kErrNotFound), ErrorCode::NotFound);
+  EXPECT_EQ(errorCodeOf(12345), ErrorCode::Generic);
+  // Context keeps the kind.
+  ompdpu::Status S =
+      ompdpu::Status::error(ErrorCode::OtherIsa, "client wants aarch64");
+  EXPECT_EQ(S.withContext("cannot connect").code(), ErrorCode::OtherIsa);
+  EXPECT_EQ(S.withContext("cannot connect").message(),
+            "cannot connect: client wants aarch64");
+}
+} // namespace
