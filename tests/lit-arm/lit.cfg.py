@@ -12,6 +12,7 @@
 # $OMPDPU_VM_NAME, else "lit-arm". Straight from the source tree (no site config) only
 # tests/lit-arm/arm runs, with the build in --param ompdpu_build=DIR or <source>/build.
 import os
+import shutil
 import subprocess
 import sys
 
@@ -142,6 +143,8 @@ subs = [
     ("%lit-src", os.path.join(_src, "tests", "lit")),
     ("%src-root", _src),
     ("%ompdpu", _run_prefix + ompdpu),
+    # A plain C compiler for the host: programs without OpenMP (that dlopen one).
+    ("%host-cc", shutil.which("clang-14") or "clang-14"),
     ("%python", python),
     ("%llvm-readelf", os.path.join(tools, "llvm-readelf")),
     ("%llvm-objcopy", os.path.join(tools, "llvm-objcopy")),
