@@ -199,26 +199,24 @@ int runDevice() {
       }));
 
   // The plugin's device logic on a second connection, as libomptarget
-  // drives it: a new __tgt_async_info per region.
+  // drives it: a queue per region, given back at synchronize.
   auto C2 = client::Connection::open((*Addrs)[0], Cfg);
   if (!C2)
     die(C2.status().message());
   plugin::DpuDevice Device(0, std::move(*C2));
-  __tgt_offload_entry HostEntry = {
-      nullptr, const_cast<char *>("layers_empty_kernel"), 0, 0, 0};
-  __tgt_device_image DI = {Image.data(), Image.data() + Image.size(),
-                           &HostEntry, &HostEntry + 1};
-  auto Table = Device.loadBinary(&DI);
-  if (!Table)
-    die(Table.status().message());
-  void *Entry = (*Table)->EntriesBegin[0].addr;
+  auto Loaded = Device.loadImage(Image.data(), Image.size(),
+                                 {{"layers_empty_kernel", 0}});
+  if (!Loaded)
+    die(Loaded.status().message());
+  plugin::KernelRecord *Record = (*Loaded)[0].Kernel;
   setup(benchmark::RegisterBenchmark(
       "layer_device", [&](benchmark::State &State) {
         for (auto _ : State) {
-          __tgt_async_info Async{};
-          Status S = Device.launch(Entry, nullptr, nullptr, 0, &Async);
+          plugin::AsyncQueue *Q = Device.acquireQueue();
+          Status S = Device.launch(Record, nullptr, 0, Q);
+          Status Sync = Device.synchronize(Q);
           if (S.ok())
-            S = Device.synchronize(&Async);
+            S = Sync;
           if (!S.ok()) {
             State.SkipWithError(S.message().c_str());
             break;

@@ -1,5 +1,4 @@
-//===- micro_common.h - What the micro-benchmark programs share --*- C++
-//-*-===//
+//===- micro_common.h - What the micro-benchmark programs share -----------===//
 //
 // ompdpu-offload-micro and ompdpu-launch-layers measure alike (the launch's
 // layers are compared with the whole region) and split their command lines

@@ -1,5 +1,4 @@
-//===- block_table.h - Live pooled blocks, without a node per block -*- C++
-//-*-===//
+//===- block_table.h - Live pooled blocks, without a node per block -------===//
 //
 // The memory pool looks up, inserts and erases a block for every mapped
 // variable of every region. A std::unordered_map allocates a node each

@@ -15,7 +15,8 @@ DpuDevice::DpuDevice(int32_t Index, std::unique_ptr<client::Connection> C)
     : Index(Index), Conn(std::move(C)),
       Pool(
           [this](uint64_t Size) -> Expected<uint64_t> {
-            Ticket T = Conn->alloc(Size, abi::TARGET_ALLOC_DEFAULT);
+            Ticket T =
+                Conn->alloc(Size, static_cast<int32_t>(MemoryKind::Default));
             if (Status S = Conn->wait(T); !S.ok())
               return S;
             return T->Value;
@@ -38,27 +39,21 @@ std::string DpuDevice::name() const {
 
 uint16_t DpuDevice::machine() const { return machineForIsa(info().Isa); }
 
-AsyncQueue *DpuDevice::queueOf(__tgt_async_info *Async) {
-  if (Async->Queue)
-    return static_cast<AsyncQueue *>(Async->Queue);
+AsyncQueue *DpuDevice::acquireQueue() {
   // The queue the last synchronize() gave back, taken without a lock: a
   // thread that offloads region after region never takes M here.
   if (AsyncQueue *Spare =
-          SpareQueue.exchange(nullptr, std::memory_order_acquire)) {
-    Async->Queue = Spare;
+          SpareQueue.exchange(nullptr, std::memory_order_acquire))
     return Spare;
-  }
   std::lock_guard<std::mutex> L(M);
-  std::unique_ptr<AsyncQueue> Q;
   if (!FreeQueues.empty()) {
-    Q = std::move(FreeQueues.back());
+    AsyncQueue *Q = FreeQueues.back().release();
     FreeQueues.pop_back();
-  } else {
-    Q = std::make_unique<AsyncQueue>();
-    Q->Id = NextQueueId++;
+    return Q;
   }
-  Async->Queue = Q.release();
-  return static_cast<AsyncQueue *>(Async->Queue);
+  auto *Q = new AsyncQueue();
+  Q->Id = NextQueueId++;
+  return Q;
 }
 
 /// Submits and retrieves up to this size join the queue's batch.
@@ -144,10 +139,9 @@ std::shared_ptr<const Horizon> DpuDevice::snapshot(AsyncQueue &Q) {
 }
 
 template <typename IssueFn>
-Status DpuDevice::perform(__tgt_async_info *Async, IssueFn F) {
-  if (!Async)
+Status DpuDevice::perform(AsyncQueue *Q, IssueFn F) {
+  if (!Q)
     return Conn->wait(F(0u, 0u));
-  AsyncQueue *Q = queueOf(Async);
   Q->Launch.close();
   flushBatch(*Q);
   track(*Q, F(Q->Id, Q->NextSeq++));
@@ -158,11 +152,10 @@ Status DpuDevice::perform(__tgt_async_info *Async, IssueFn F) {
   return Status();
 }
 
-Expected<__tgt_target_table *>
-DpuDevice::loadBinary(__tgt_device_image *Image) {
-  size_t Size = static_cast<char *>(Image->ImageEnd) -
-                static_cast<char *>(Image->ImageStart);
-  Ticket T = Conn->loadImage(Image->ImageStart, Size);
+Expected<std::vector<LoadedEntry>>
+DpuDevice::loadImage(const void *Image, size_t Size,
+                     const std::vector<HostEntry> &Host) {
+  Ticket T = Conn->loadImage(Image, Size);
   if (Status S = Conn->wait(T); !S.ok())
     return S.withContext("cannot load image");
   std::vector<protocol::EntryInfo> Entries;
@@ -170,40 +163,37 @@ DpuDevice::loadBinary(__tgt_device_image *Image) {
                                          Entries);
       !S.ok())
     return S.withContext("cannot load image");
-  size_t HostCount = Image->EntriesEnd - Image->EntriesBegin;
-  if (Entries.size() != HostCount)
+  if (Entries.size() != Host.size())
     return Status::error(format("cannot load image: it has %zu offload "
                                 "entries, the host expects %zu",
-                                Entries.size(), HostCount));
+                                Entries.size(), Host.size()));
+  std::vector<LoadedEntry> Out;
+  Out.reserve(Entries.size());
   std::lock_guard<std::mutex> L(M);
-  ImageTable &IT = Images.emplace_back();
-  IT.Entries.reserve(Entries.size());
   for (size_t K = 0; K < Entries.size(); ++K) {
     const protocol::EntryInfo &E = Entries[K];
-    const __tgt_offload_entry &Host = Image->EntriesBegin[K];
-    if (Host.size != E.Size)
+    if (Host[K].Size != E.Size)
       return Status::error(format("cannot load image: entry '%s' has %lu "
-                                  "bytes on the device, %zu on the host",
+                                  "bytes on the device, %lu on the host",
                                   E.Name.c_str(), (unsigned long)E.Size,
-                                  Host.size));
+                                  (unsigned long)Host[K].Size));
     if ((E.Size == 0) != (E.Kernel != 0))
       return Status::error(format("cannot load image: entry '%s' is %s without "
                                   "a kernel handle",
                                   E.Name.c_str(),
                                   E.Size == 0 ? "a kernel" : "a global"));
-    IT.Names.push_back(E.Name);
-    void *Addr = reinterpret_cast<void *>(E.Addr);
-    if (E.Kernel)
-      Addr = &IT.Kernels.emplace_back(E.Kernel);
-    IT.Entries.push_back({Addr, IT.Names.back().data(), E.Size, E.Flags, 0});
+    LoadedEntry &LE = Out.emplace_back();
+    LE.Kernel = E.Kernel ? &Kernels.emplace_back(E.Kernel) : nullptr;
+    LE.Address = E.Addr;
+    LE.Size = E.Size;
+    LE.Flags = E.Flags;
+    LE.Name = E.Name;
   }
-  IT.Table.EntriesBegin = IT.Entries.data();
-  IT.Table.EntriesEnd = IT.Entries.data() + IT.Entries.size();
-  return &IT.Table;
+  return Out;
 }
 
-Expected<void *> DpuDevice::alloc(int64_t Size, int32_t Kind) {
-  if (Kind == abi::TARGET_ALLOC_HOST || Kind == abi::TARGET_ALLOC_SHARED)
+Expected<void *> DpuDevice::alloc(int64_t Size, MemoryKind Kind) {
+  if (Kind == MemoryKind::Host || Kind == MemoryKind::Shared)
     return Status::error("host and shared allocations are not supported: DPU "
                          "memory is not addressable from the host");
   if (Size < 0)
@@ -225,7 +215,7 @@ Status DpuDevice::free(void *Ptr) {
 }
 
 Status DpuDevice::submit(void *Dst, const void *Src, int64_t Size,
-                         __tgt_async_info *Async) {
+                         AsyncQueue *Q) {
   if (Size < 0)
     return Status::error("negative transfer size");
   if (Size == sizeof(void *)) {
@@ -233,9 +223,8 @@ Status DpuDevice::submit(void *Dst, const void *Src, int64_t Size,
     std::memcpy(&Value, Src, sizeof(Value));
     Slots.submitted(reinterpret_cast<uint64_t>(Dst), Value);
   }
-  if (Async && Size <= kBatchPieceMax) {
+  if (Q && Size <= kBatchPieceMax) {
     // Copying a few bytes is cheaper than a message of their own.
-    AsyncQueue *Q = queueOf(Async);
     Q->Launch.close();
     AsyncQueue::PendingBatch &B = Q->Batch;
     if (B.closedToSubmits() || B.In.size() + B.Out.size() >= kBatchMaxPieces)
@@ -248,20 +237,20 @@ Status DpuDevice::submit(void *Dst, const void *Src, int64_t Size,
       flushBatch(*Q);
     return Status();
   }
-  return perform(Async, [&](uint32_t Q, uint32_t Seq) {
-    return Conn->submit(reinterpret_cast<uint64_t>(Dst), Src, Size, Q, Seq);
+  return perform(Q, [&](uint32_t Queue, uint32_t Seq) {
+    return Conn->submit(reinterpret_cast<uint64_t>(Dst), Src, Size, Queue, Seq);
   });
 }
 
 Status DpuDevice::retrieve(void *Dst, const void *Src, int64_t Size,
-                           __tgt_async_info *Async) {
+                           AsyncQueue *Q) {
   if (Size < 0)
     return Status::error("negative transfer size");
-  if (!Async)
-    return perform(Async, [&](uint32_t Q, uint32_t Seq) {
-      return Conn->retrieve(Dst, reinterpret_cast<uint64_t>(Src), Size, Q, Seq);
+  if (!Q)
+    return perform(Q, [&](uint32_t Queue, uint32_t Seq) {
+      return Conn->retrieve(Dst, reinterpret_cast<uint64_t>(Src), Size, Queue,
+                            Seq);
     });
-  AsyncQueue *Q = queueOf(Async);
   Status S = queueRetrieve(*Q, Dst, Src, Size);
   // libomptarget restores host pointers in the range right after we return.
   if (S.ok() && Slots.overlaps(reinterpret_cast<uint64_t>(Src),
@@ -307,71 +296,50 @@ Status DpuDevice::landNow(AsyncQueue &Q) {
 }
 
 Status DpuDevice::exchange(const void *Src, DpuDevice &Dst, void *DstPtr,
-                           int64_t Size, __tgt_async_info *Async) {
+                           int64_t Size, AsyncQueue *Q) {
   if (Size < 0)
     return Status::error("negative transfer size");
-  return perform(Async, [&](uint32_t Q, uint32_t Seq) {
+  return perform(Q, [&](uint32_t Queue, uint32_t Seq) {
     return Conn->exchange(reinterpret_cast<uint64_t>(Src), Size, Dst.info(),
-                          reinterpret_cast<uint64_t>(DstPtr), Q, Seq);
+                          reinterpret_cast<uint64_t>(DstPtr), Queue, Seq);
   });
 }
 
-Status DpuDevice::launch(void *Entry, void **Args, ptrdiff_t *Offsets,
-                         int32_t NumArgs, __tgt_async_info *Async) {
-  auto *Kernel = static_cast<KernelRecord *>(Entry);
-  size_t Count = NumArgs > 0 ? static_cast<size_t>(NumArgs) : 0;
-  auto Fill = [&](uint64_t *Values) {
-    for (size_t K = 0; K < Count; ++K)
-      Values[K] = reinterpret_cast<uint64_t>(Args[K]) +
-                  static_cast<uint64_t>(Offsets ? Offsets[K] : 0);
-  };
-  if (Async) {
-    // Joins the queue's batch, after the region's small submits. What
-    // followed the kernel's last launches decides when it leaves (see
-    // KernelResults::Follow).
-    AsyncQueue *Q = queueOf(Async);
-    Q->Launch.finish(Results);
-    AsyncQueue::PendingBatch &B = Q->Batch;
-    if (B.closedToSubmits())
+Status DpuDevice::launch(KernelRecord *Kernel, const uint64_t *Args,
+                         size_t Count, AsyncQueue *Q) {
+  if (!Q)
+    return Conn->wait(Conn->run(Kernel->Handle, Args, Count, 0, 0));
+  // Joins the queue's batch, after the region's small submits. What
+  // followed the kernel's last launches decides when it leaves (see
+  // KernelResults::Follow).
+  Q->Launch.finish(Results);
+  AsyncQueue::PendingBatch &B = Q->Batch;
+  if (B.closedToSubmits())
+    flushBatch(*Q);
+  B.Kernel = Kernel->Handle;
+  B.Args.assign(Args, Args + Count);
+  Q->Launch.begin(Kernel->Results, B.Args);
+  switch (Kernel->Results.follow()) {
+  case KernelResults::Follow::None:
+    flushBatch(*Q);
+    break;
+  case KernelResults::Follow::Predict:
+    if (!Q->Launch.asked() &&
+        Q->Launch.ask(B.Out, B.Into,
+                      kBatchMaxPieces - B.In.size() - B.Out.size(), Pool)) {
       flushBatch(*Q);
-    B.Kernel = Kernel->Handle;
-    B.Args.resize(Count);
-    Fill(B.Args.data());
-    Q->Launch.begin(Kernel->Results, B.Args);
-    switch (Kernel->Results.follow()) {
-    case KernelResults::Follow::None:
-      flushBatch(*Q);
-      break;
-    case KernelResults::Follow::Predict:
-      if (!Q->Launch.asked() &&
-          Q->Launch.ask(B.Out, B.Into,
-                        kBatchMaxPieces - B.In.size() - B.Out.size(), Pool)) {
-        flushBatch(*Q);
-        Q->Launch.sent(Q->InFlight.back());
-      }
-      // Otherwise (results already asked for in this queue, or ranges the
-      // pool does not vouch for) it waits for them, as with Hold.
-      break;
-    case KernelResults::Follow::Hold:
-      break; // leaves with its results, at synchronize at the latest
+      Q->Launch.sent(Q->InFlight.back());
     }
-    return Status();
+    // Otherwise (results already asked for in this queue, or ranges the
+    // pool does not vouch for) it waits for them, as with Hold.
+    break;
+  case KernelResults::Follow::Hold:
+    break; // leaves with its results, at synchronize at the latest
   }
-  // Most kernels take a few arguments: no allocation before the Run leaves.
-  constexpr size_t kInlineArgs = 16;
-  uint64_t Inline[kInlineArgs];
-  std::vector<uint64_t> Many;
-  uint64_t *Values = Inline;
-  if (Count > kInlineArgs) {
-    Many.resize(Count);
-    Values = Many.data();
-  }
-  Fill(Values);
-  return Conn->wait(Conn->run(Kernel->Handle, Values, Count, 0, 0));
+  return Status();
 }
 
-Status DpuDevice::synchronize(__tgt_async_info *Async) {
-  auto *Q = static_cast<AsyncQueue *>(Async->Queue);
+Status DpuDevice::synchronize(AsyncQueue *Q) {
   if (!Q)
     return Status();
   flushBatch(*Q);
@@ -393,7 +361,6 @@ Status DpuDevice::synchronize(__tgt_async_info *Async) {
     }
   Q->Sent.clear();
   ++Q->Epoch;
-  Async->Queue = nullptr;
   if (AsyncQueue *Old = SpareQueue.exchange(Q, std::memory_order_acq_rel)) {
     std::lock_guard<std::mutex> L(M);
     FreeQueues.emplace_back(Old);
@@ -401,13 +368,12 @@ Status DpuDevice::synchronize(__tgt_async_info *Async) {
   return First;
 }
 
-Status DpuDevice::recordEvent(Event *E, __tgt_async_info *Async) {
+Status DpuDevice::recordEvent(Event *E, AsyncQueue *Q) {
   E->Before.reset();
   E->Point.reset();
   E->QueueId = 0;
-  if (!Async || !Async->Queue)
+  if (!Q)
     return Status();
-  auto *Q = static_cast<AsyncQueue *>(Async->Queue);
   Q->Launch.close();
   E->QueueId = Q->Id;
   E->QueueEpoch = Q->Epoch;
@@ -425,8 +391,7 @@ Status DpuDevice::recordEvent(Event *E, __tgt_async_info *Async) {
   return Status();
 }
 
-Status DpuDevice::waitEvent(Event *E, __tgt_async_info *Async) {
-  auto *Mine = Async ? static_cast<AsyncQueue *>(Async->Queue) : nullptr;
+Status DpuDevice::waitEvent(Event *E, AsyncQueue *Mine) {
   if (Mine) {
     Mine->Launch.close();
     // Operations of one queue already run in order: nothing to wait for.

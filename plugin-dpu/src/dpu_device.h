@@ -1,9 +1,10 @@
-//===- dpu_device.h - One DPU as an OpenMP device -----------------*- C++
-//-*-===//
+//===- dpu_device.h - One DPU as an OpenMP device ---------------*- C++ -*-===//
 //
-// The device logic behind the ABI glue: images, memory, queues and events of
-// one DPU, on top of a protocol Connection. Errors are values here and turn
-// into OFFLOAD_FAIL (after a message naming the device) only in the glue.
+// The device logic behind the ABI adapters (abi/llvm<N>/): images, memory,
+// queues and events of one DPU, on top of a protocol Connection. No LLVM
+// type appears here: an adapter turns its ABI's images, target tables and
+// async-info objects into the calls below. Errors are values here and turn
+// into OFFLOAD_FAIL (after a message naming the device) only in an adapter.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -12,7 +13,6 @@
 #include "events.h"
 #include "launch_results.h"
 #include "memory_pool.h"
-#include "omptarget_abi.h"
 #include "pointer_slots.h"
 
 #include <atomic>
@@ -25,8 +25,8 @@
 
 namespace ompdpu::plugin {
 
-/// What the target table holds as a kernel's address: libomptarget only
-/// hands it back to launch(), which then needs no lookup.
+/// A loaded kernel: adapters hand it back to launch(), which then needs no
+/// lookup (LLVM's target tables hold it as the kernel's address).
 struct KernelRecord {
   explicit KernelRecord(uint16_t H) : Handle(H) {}
   uint16_t Handle = 0;   ///< names the kernel in Run requests
@@ -71,7 +71,32 @@ struct AsyncQueue {
   std::shared_ptr<FlushPoint> Point;
 };
 
-/// One DPU server seen as an OpenMP device.
+/// An offload entry of the host's copy of an image: the device's entries
+/// must match these, in this order.
+struct HostEntry {
+  std::string Name;
+  uint64_t Size = 0; ///< 0: a kernel
+};
+
+/// An entry of a loaded image, in the host entries' order.
+struct LoadedEntry {
+  KernelRecord *Kernel = nullptr; ///< a kernel; null: a global
+  uint64_t Address = 0;           ///< a global's device address
+  uint64_t Size = 0;
+  int32_t Flags = 0;
+  std::string Name;
+};
+
+/// Where an allocation may live (OpenMP's allocation kinds).
+enum class MemoryKind : int32_t {
+  Device = 0,
+  Host = 1,
+  Shared = 2,
+  Default = 3
+};
+
+/// One DPU server seen as an OpenMP device. A null AsyncQueue means "now":
+/// the call returns when the operation has completed.
 class DpuDevice {
 public:
   DpuDevice(int32_t Index, std::unique_ptr<client::Connection> C);
@@ -84,24 +109,27 @@ public:
   /// e_machine of images this device runs.
   uint16_t machine() const;
 
-  Expected<__tgt_target_table *> loadBinary(__tgt_device_image *Image);
-  Expected<void *> alloc(int64_t Size, int32_t Kind);
+  /// Load an image (its ELF bytes) whose host copy has these entries.
+  Expected<std::vector<LoadedEntry>>
+  loadImage(const void *Image, size_t Size, const std::vector<HostEntry> &Host);
+  Expected<void *> alloc(int64_t Size, MemoryKind Kind);
   Status free(void *Ptr);
-  Status submit(void *Dst, const void *Src, int64_t Size,
-                __tgt_async_info *Async);
-  Status retrieve(void *Dst, const void *Src, int64_t Size,
-                  __tgt_async_info *Async);
+  Status submit(void *Dst, const void *Src, int64_t Size, AsyncQueue *Q);
+  Status retrieve(void *Dst, const void *Src, int64_t Size, AsyncQueue *Q);
   Status exchange(const void *Src, DpuDevice &Dst, void *DstPtr, int64_t Size,
-                  __tgt_async_info *Async);
-  /// Entry is what loadBinary put in the target table for the kernel.
-  Status launch(void *Entry, void **Args, ptrdiff_t *Offsets, int32_t NumArgs,
-                __tgt_async_info *Async);
-  /// Wait for every operation of the queue; reset Async->Queue.
-  Status synchronize(__tgt_async_info *Async);
+                  AsyncQueue *Q);
+  /// Run a kernel; Args are its arguments with their offsets applied.
+  Status launch(KernelRecord *Kernel, const uint64_t *Args, size_t Count,
+                AsyncQueue *Q);
 
-  Status recordEvent(Event *E, __tgt_async_info *Async);
-  /// Make Async (or, without it, the caller) wait for the event.
-  Status waitEvent(Event *E, __tgt_async_info *Async);
+  /// A queue for asynchronous operations, until synchronize() gives it back.
+  AsyncQueue *acquireQueue();
+  /// Wait for every operation of Q, then take Q back.
+  Status synchronize(AsyncQueue *Q);
+
+  Status recordEvent(Event *E, AsyncQueue *Q);
+  /// Make Q (or, without it, the caller) wait for the event.
+  Status waitEvent(Event *E, AsyncQueue *Q);
 
   /// Human-readable description (print_device_info).
   void printInfo() const;
@@ -112,7 +140,6 @@ public:
   uint64_t resultsMissed() const { return Results.Missed; }
 
 private:
-  AsyncQueue *queueOf(__tgt_async_info *Async);
   /// Send the queue's batch, if any.
   void flushBatch(AsyncQueue &Q);
   /// A retrieve through Q, landing by synchronize at the latest.
@@ -123,9 +150,8 @@ private:
   static void track(AsyncQueue &Q, client::Ticket T);
   /// The operations issued through Q so far, as one shared list.
   static std::shared_ptr<const Horizon> snapshot(AsyncQueue &Q);
-  /// Issue through a queue (Async set) or synchronously (Async null).
-  template <typename IssueFn>
-  Status perform(__tgt_async_info *Async, IssueFn F);
+  /// Issue through a queue, or synchronously (Q null).
+  template <typename IssueFn> Status perform(AsyncQueue *Q, IssueFn F);
 
   int32_t Index;
   std::unique_ptr<client::Connection> Conn;
@@ -137,13 +163,7 @@ private:
   std::vector<std::unique_ptr<AsyncQueue>> FreeQueues;
   /// One more free queue, outside M (see queueOf); owned by the device.
   std::atomic<AsyncQueue *> SpareQueue{nullptr};
-  struct ImageTable {
-    std::vector<__tgt_offload_entry> Entries;
-    std::list<std::string> Names;     // storage the entries' names point into
-    std::deque<KernelRecord> Kernels; // storage the kernel entries point to
-    __tgt_target_table Table{};
-  };
-  std::list<ImageTable> Images;
+  std::deque<KernelRecord> Kernels; // stable: launch() gets pointers
 };
 
 } // namespace ompdpu::plugin

@@ -1,5 +1,4 @@
-//===- dpu_plugin.h - The set of DPUs this plugin drives ----------*- C++
-//-*-===//
+//===- dpu_plugin.h - The set of DPUs this plugin drives --------*- C++ -*-===//
 #pragma once
 
 #include "dpu_device.h"

@@ -1,5 +1,4 @@
-//===- events.h - Events: recorded points in a queue ---------------*- C++
-//-*-===//
+//===- events.h - Events: recorded points in a queue ------------*- C++ -*-===//
 //
 // libomptarget records an event after each new mapping's copy and has
 // another thread that finds the mapping wait on it. An event names what it

@@ -1,5 +1,4 @@
-//===- launch_results.h - A launch's small results, asked for with it -*- C++
-//-*-===//
+//===- launch_results.h - A launch's small results, asked for with it -----===//
 //
 // A target region retrieves its map(from:) results right after its launch.
 // Those retrieves come after the launch has left, so each would be one more

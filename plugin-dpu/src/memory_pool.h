@@ -1,5 +1,4 @@
-//===- memory_pool.h - Device memory sub-allocation on the host ---*- C++
-//-*-===//
+//===- memory_pool.h - Device memory sub-allocation on the host -----------===//
 //
 // libomptarget allocates and frees device memory for every mapped variable
 // of every target region, synchronously. A round trip to the server for

@@ -1,5 +1,4 @@
-//===- connection.h - Protocol client for one DPU server ----------*- C++
-//-*-===//
+//===- connection.h - Protocol client for one DPU server --------*- C++ -*-===//
 //
 // The client half of the protocol: a connection to one server (supervisor
 // plus this client's session), on which any number of host threads issue

@@ -1,5 +1,4 @@
-//===- alloc_table.h - Live device allocations --------------------*- C++
-//-*-===//
+//===- alloc_table.h - Live device allocations ------------------*- C++ -*-===//
 //
 // The server checks every transfer against this table, so that a wrong or
 // hostile pointer or size becomes an error reply, never a stray write.

@@ -1,5 +1,4 @@
-//===- config.h - Client configuration from the environment -------*- C++
-//-*-===//
+//===- config.h - Client configuration from the environment -----*- C++ -*-===//
 #pragma once
 
 #include "common/status.h"

@@ -1,5 +1,4 @@
-//===- elf_image.h - Facts read from an OpenMP device image -------*- C++
-//-*-===//
+//===- elf_image.h - Facts read from an OpenMP device image -----*- C++ -*-===//
 #pragma once
 
 #include "common/status.h"

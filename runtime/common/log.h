@@ -1,5 +1,4 @@
-//===- log.h - Messages in libomptarget's style ------------------*- C++
-//-*-===//
+//===- log.h - Messages in libomptarget's style -----------------*- C++ -*-===//
 #pragma once
 
 #include <cstdarg>

@@ -1,5 +1,4 @@
-//===- spin_lock.h - A lock whose release is a plain store --------*- C++
-//-*-===//
+//===- spin_lock.h - A lock whose release is a plain store ------*- C++ -*-===//
 //
 // For short critical sections taken on every mapped variable (the plugin's
 // memory pool). std::mutex releases with an atomic read-modify-write (it

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "ompdpu.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <dlfcn.h>
@@ -24,6 +25,12 @@ using TargetFreeFn = void (*)(void *, int);
 
 std::vector<int> findDpus() {
   std::vector<LastAllocFn> Plugins;
+  // Where the plugin is part of libomptarget itself (LLVM 19 and later
+  // link plugins in) its query is in the global scope.
+  if (auto F = reinterpret_cast<LastAllocFn>(
+          dlsym(RTLD_DEFAULT, "__ompdpu_plugin_last_alloc")))
+    Plugins.push_back(F);
+  // Drop-in plugins are loaded with local scope: ask each by name.
   for (const char *Name :
        {"libomptarget.rtl.x86_64.so", "libomptarget.rtl.aarch64.so",
         "libomptarget.rtl.x86_64.nextgen.so",
@@ -32,8 +39,9 @@ std::vector<int> findDpus() {
     void *H = dlopen(Name, RTLD_NOW | RTLD_NOLOAD);
     if (!H)
       continue;
-    if (auto F = reinterpret_cast<LastAllocFn>(
-            dlsym(H, "__ompdpu_plugin_last_alloc")))
+    auto F =
+        reinterpret_cast<LastAllocFn>(dlsym(H, "__ompdpu_plugin_last_alloc"));
+    if (F && std::find(Plugins.begin(), Plugins.end(), F) == Plugins.end())
       Plugins.push_back(F);
     dlclose(H); // drops only the reference NOLOAD added
   }

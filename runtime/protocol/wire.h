@@ -1,5 +1,4 @@
-//===- wire.h - Bounds-checked little-endian encoding ------------*- C++
-//-*-===//
+//===- wire.h - Bounds-checked little-endian encoding -----------*- C++ -*-===//
 #pragma once
 
 #include <algorithm>

@@ -1,5 +1,4 @@
-//===- crash_report.h - Tell the supervisor why a session died ----*- C++
-//-*-===//
+//===- crash_report.h - Tell the supervisor why a session died --*- C++ -*-===//
 #pragma once
 
 namespace ompdpu::server {

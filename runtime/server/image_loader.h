@@ -1,5 +1,4 @@
-//===- image_loader.h - Load device images from memory ------------*- C++
-//-*-===//
+//===- image_loader.h - Load device images from memory ----------*- C++ -*-===//
 #pragma once
 
 #include "common/status.h"

@@ -1,5 +1,4 @@
-//===- options.h - ompdpu-server command line ---------------------*- C++
-//-*-===//
+//===- options.h - ompdpu-server command line -------------------*- C++ -*-===//
 #pragma once
 
 #include "common/status.h"

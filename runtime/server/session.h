@@ -1,5 +1,4 @@
-//===- session.h - One client's private server process ------------*- C++
-//-*-===//
+//===- session.h - One client's private server process ----------*- C++ -*-===//
 //
 // A session serves exactly one client: it owns that client's device memory,
 // images and kernels. It runs in its own process (exec'd by the supervisor)

@@ -1,5 +1,4 @@
-//===- supervisor.h - Accept clients, start and watch sessions ----*- C++
-//-*-===//
+//===- supervisor.h - Accept clients, start and watch sessions --*- C++ -*-===//
 #pragma once
 
 #include "server/options.h"

@@ -1,5 +1,4 @@
-//===- emulator.h - Emulated DPU servers on loopback --------------*- C++
-//-*-===//
+//===- emulator.h - Emulated DPU servers on loopback ------------*- C++ -*-===//
 #pragma once
 
 #include "common/status.h"

@@ -1,5 +1,4 @@
-//===- transport_list.h - Reading UCX_TLS lists -------------------*- C++
-//-*-===//
+//===- transport_list.h - Reading UCX_TLS lists -----------------*- C++ -*-===//
 //
 // UCX's settings for a transport it does not load are reported on the
 // program's stdout ("unused env variables", "invalid configuration"). The

@@ -1,5 +1,6 @@
 // The plugin's device logic (DpuDevice) against a real server, driven the
-// way libomptarget drives it: queues, launches, events. For orders of
+// way libomptarget drives it, through its ABI-free API: queues, launches,
+// events. For orders of
 // operations libomptarget does not produce today but may, and for which a
 // wrong answer would be silent.
 #include "dpu_device.h"
@@ -31,16 +32,16 @@ protected:
     std::ifstream F(OMPDPU_TEST_IMAGE, std::ios::binary);
     Image.assign(std::istreambuf_iterator<char>(F), {});
     // What the host's copy of the fixture's entry table looks like.
-    HostEntries = {{nullptr, const_cast<char *>("fixture_kernel"), 0, 0, 0},
-                   {nullptr, const_cast<char *>("fixture_global"), 16, 0, 0},
-                   {nullptr, const_cast<char *>("fixture_copy"), 0, 0, 0},
-                   {nullptr, const_cast<char *>("fixture_wait"), 0, 0, 0}};
-    __tgt_device_image Img{Image.data(), Image.data() + Image.size(),
-                           HostEntries.data(),
-                           HostEntries.data() + HostEntries.size()};
-    auto Table = Dev->loadBinary(&Img);
-    ASSERT_TRUE(Table) << Table.status().message();
-    Copy = (*Table)->EntriesBegin[2].addr; // fixture_copy(dst, src)
+    auto Entries = Dev->loadImage(Image.data(), Image.size(),
+                                  {{"fixture_kernel", 0},
+                                   {"fixture_global", 16},
+                                   {"fixture_copy", 0},
+                                   {"fixture_wait", 0}});
+    ASSERT_TRUE(Entries) << Entries.status().message();
+    ASSERT_FALSE((*Entries)[1].Kernel) << "a global";
+    EXPECT_EQ((*Entries)[1].Size, 16u);
+    Copy = (*Entries)[2].Kernel; // fixture_copy(dst, src)
+    ASSERT_TRUE(Copy);
   }
   void TearDown() override {
     Dev.reset();
@@ -48,7 +49,7 @@ protected:
     unsetenv("OMPDPU_TRACE");
   }
   void *alloc8() {
-    auto P = Dev->alloc(8, 0);
+    auto P = Dev->alloc(8, MemoryKind::Default);
     EXPECT_TRUE(P) << P.status().message();
     return P ? *P : nullptr;
   }
@@ -56,21 +57,23 @@ protected:
   /// of fixture_copy(Dst, Src), Dst's retrieve, the synchronize. What came
   /// back in Dst.
   uint64_t copyRegion(void *Dst, void *Src, uint64_t Value) {
-    __tgt_async_info AI{};
+    AsyncQueue *Q = Dev->acquireQueue();
     uint64_t Back = ~0ull;
-    EXPECT_TRUE(Dev->submit(Src, &Value, 8, &AI).ok());
-    void *Args[] = {Dst, Src};
-    EXPECT_TRUE(Dev->launch(Copy, Args, nullptr, 2, &AI).ok());
-    EXPECT_TRUE(Dev->retrieve(&Back, Dst, 8, &AI).ok());
-    EXPECT_TRUE(Dev->synchronize(&AI).ok());
+    EXPECT_TRUE(Dev->submit(Src, &Value, 8, Q).ok());
+    uint64_t Args[] = {address(Dst), address(Src)};
+    EXPECT_TRUE(Dev->launch(Copy, Args, 2, Q).ok());
+    EXPECT_TRUE(Dev->retrieve(&Back, Dst, 8, Q).ok());
+    EXPECT_TRUE(Dev->synchronize(Q).ok());
     return Back;
   }
 
   test::ServerProcess Server;
   std::unique_ptr<DpuDevice> Dev;
   std::vector<char> Image;
-  std::vector<__tgt_offload_entry> HostEntries;
-  void *Copy = nullptr;
+  KernelRecord *Copy = nullptr;
+  static uint64_t address(const void *P) {
+    return reinterpret_cast<uint64_t>(P);
+  }
 };
 
 TEST_F(DeviceTest, ResultsAskedForWithTheLaunchAreTakenByItsRetrieve) {
@@ -89,7 +92,7 @@ TEST_F(DeviceTest, ResultsAskedForWithTheLaunchAreTakenByItsRetrieve) {
 // The launch then waits to leave with the retrieve: one Batch per region
 // once the first has shown that a result follows.
 TEST_F(DeviceTest, AResultThePoolCannotVouchForTravelsWithItsLaunch) {
-  auto Large = Dev->alloc(1 << 20, 0);
+  auto Large = Dev->alloc(1 << 20, MemoryKind::Default);
   ASSERT_TRUE(Large) << Large.status().message();
   void *Src = alloc8();
   ASSERT_TRUE(Src);
@@ -111,14 +114,14 @@ TEST_F(DeviceTest, AnOperationAfterTheLaunchEndsItsResults) {
   for (uint64_t R = 0; R < 3; ++R)
     ASSERT_EQ(copyRegion(Dst, Src, R), R);
   ASSERT_EQ(Dev->resultsTaken(), 1u);
-  __tgt_async_info AI{};
+  AsyncQueue *Q = Dev->acquireQueue();
   uint64_t Value = 7, Later = 9, Back = 0;
-  ASSERT_TRUE(Dev->submit(Src, &Value, 8, &AI).ok());
-  void *Args[] = {Dst, Src};
-  ASSERT_TRUE(Dev->launch(Copy, Args, nullptr, 2, &AI).ok());
-  ASSERT_TRUE(Dev->submit(Dst, &Later, 8, &AI).ok());
-  ASSERT_TRUE(Dev->retrieve(&Back, Dst, 8, &AI).ok());
-  ASSERT_TRUE(Dev->synchronize(&AI).ok());
+  ASSERT_TRUE(Dev->submit(Src, &Value, 8, Q).ok());
+  uint64_t Args[] = {address(Dst), address(Src)};
+  ASSERT_TRUE(Dev->launch(Copy, Args, 2, Q).ok());
+  ASSERT_TRUE(Dev->submit(Dst, &Later, 8, Q).ok());
+  ASSERT_TRUE(Dev->retrieve(&Back, Dst, 8, Q).ok());
+  ASSERT_TRUE(Dev->synchronize(Q).ok());
   EXPECT_EQ(Back, 9u) << "the bytes from before the copy came back";
   EXPECT_EQ(Dev->resultsTaken(), 1u);
   EXPECT_EQ(Dev->resultsMissed(), 1u);
@@ -132,14 +135,14 @@ TEST_F(DeviceTest, AnEventRecordedAgainWaitsForItsLastQueue) {
   ASSERT_TRUE(A && B);
   Event *E = acquireEvent();
   uint64_t One = 1, Two = 2;
-  __tgt_async_info First{}, Second{};
-  ASSERT_TRUE(Dev->submit(A, &One, 8, &First).ok());
-  ASSERT_TRUE(Dev->recordEvent(E, &First).ok());
-  ASSERT_TRUE(Dev->submit(B, &Two, 8, &Second).ok());
-  ASSERT_TRUE(Dev->recordEvent(E, &Second).ok());
-  ASSERT_TRUE(Dev->synchronize(&First).ok());
+  AsyncQueue *First = Dev->acquireQueue(), *Second = Dev->acquireQueue();
+  ASSERT_TRUE(Dev->submit(A, &One, 8, First).ok());
+  ASSERT_TRUE(Dev->recordEvent(E, First).ok());
+  ASSERT_TRUE(Dev->submit(B, &Two, 8, Second).ok());
+  ASSERT_TRUE(Dev->recordEvent(E, Second).ok());
+  ASSERT_TRUE(Dev->synchronize(First).ok());
   EXPECT_TRUE(E->pending()) << "resolved by the queue it left";
-  ASSERT_TRUE(Dev->synchronize(&Second).ok());
+  ASSERT_TRUE(Dev->synchronize(Second).ok());
   EXPECT_FALSE(E->pending());
   EXPECT_TRUE(Dev->waitEvent(E, nullptr).ok());
   releaseEvent(E);

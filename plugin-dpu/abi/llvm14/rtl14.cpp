@@ -1,14 +1,21 @@
 //===- rtl14.cpp - libomptarget 14 plugin ABI -----------------------------===//
 //
-// The whole ABI of libomptarget 14 in one extern "C" block. Each entry point
-// finds the device, calls the device logic and, on error, prints a message
-// naming the device and returns OFFLOAD_FAIL. No behaviour lives here.
+// The whole ABI of libomptarget 14: each entry point finds the device, turns
+// the ABI's types into the device logic's (target tables, async-info queues,
+// argument offsets, allocation kinds) and, on error, prints a message naming
+// the device and returns OFFLOAD_FAIL.
 //
 //===----------------------------------------------------------------------===//
 #include "common/elf_image.h"
 #include "common/log.h"
 #include "dpu_plugin.h"
 #include "omptarget_abi.h"
+
+#include <deque>
+#include <list>
+#include <map>
+#include <mutex>
+#include <vector>
 
 using namespace ompdpu;
 using namespace ompdpu::plugin;
@@ -29,6 +36,47 @@ int32_t check(DpuDevice *D, const Status &S) {
     return OFFLOAD_SUCCESS;
   log(LogLevel::Error, "%s: %s", D->name().c_str(), S.message().c_str());
   return OFFLOAD_FAIL;
+}
+
+/// The target table of a loaded image and the storage it points into.
+struct ImageTable {
+  std::vector<__tgt_offload_entry> Entries;
+  std::list<std::string> Names;
+  __tgt_target_table Table{};
+};
+/// Per device, every image loaded (load_binary is never called
+/// concurrently, but devices are looked up from any thread).
+std::mutex TablesM;
+std::map<int32_t, std::list<ImageTable>> Tables;
+
+__tgt_target_table *buildTable(int32_t Id,
+                               const std::vector<LoadedEntry> &Loaded) {
+  std::lock_guard<std::mutex> L(TablesM);
+  ImageTable &IT = Tables[Id].emplace_back();
+  IT.Entries.reserve(Loaded.size());
+  for (const LoadedEntry &E : Loaded) {
+    IT.Names.push_back(E.Name);
+    void *Addr = E.Kernel ? static_cast<void *>(E.Kernel)
+                          : reinterpret_cast<void *>(E.Address);
+    IT.Entries.push_back({Addr, IT.Names.back().data(), E.Size, E.Flags, 0});
+  }
+  IT.Table.EntriesBegin = IT.Entries.data();
+  IT.Table.EntriesEnd = IT.Entries.data() + IT.Entries.size();
+  return &IT.Table;
+}
+
+/// The device queue behind an async info, made on first use.
+AsyncQueue *queueOf(DpuDevice &D, __tgt_async_info *Async) {
+  if (!Async)
+    return nullptr;
+  if (!Async->Queue)
+    Async->Queue = D.acquireQueue();
+  return static_cast<AsyncQueue *>(Async->Queue);
+}
+
+/// The device queue an async info has, if any.
+AsyncQueue *existingQueue(__tgt_async_info *Async) {
+  return Async ? static_cast<AsyncQueue *>(Async->Queue) : nullptr;
 }
 
 /// The last allocation made by this thread, so that libompdpu can map
@@ -84,19 +132,29 @@ __tgt_target_table *__tgt_rtl_load_binary(int32_t Id,
   DpuDevice *D = deviceOrReport(Id);
   if (!D)
     return nullptr;
-  auto T = D->loadBinary(Image);
-  if (!T) {
-    check(D, T.status());
+  std::vector<HostEntry> Host;
+  for (__tgt_offload_entry *E = Image->EntriesBegin; E != Image->EntriesEnd;
+       ++E)
+    Host.push_back({E->name ? E->name : "", E->size});
+  size_t Size = static_cast<char *>(Image->ImageEnd) -
+                static_cast<char *>(Image->ImageStart);
+  auto Loaded = D->loadImage(Image->ImageStart, Size, Host);
+  if (!Loaded) {
+    check(D, Loaded.status());
     return nullptr;
   }
-  return *T;
+  return buildTable(Id, *Loaded);
 }
 
 void *__tgt_rtl_data_alloc(int32_t Id, int64_t Size, void *, int32_t Kind) {
   DpuDevice *D = deviceOrReport(Id);
   if (!D)
     return nullptr;
-  auto P = D->alloc(Size, Kind);
+  MemoryKind K = Kind == abi::TARGET_ALLOC_HOST     ? MemoryKind::Host
+                 : Kind == abi::TARGET_ALLOC_SHARED ? MemoryKind::Shared
+                 : Kind == abi::TARGET_ALLOC_DEVICE ? MemoryKind::Device
+                                                    : MemoryKind::Default;
+  auto P = D->alloc(Size, K);
   if (!P) {
     check(D, P.status());
     return nullptr;
@@ -115,7 +173,7 @@ int32_t __tgt_rtl_data_delete(int32_t Id, void *Ptr) {
 int32_t __tgt_rtl_data_submit_async(int32_t Id, void *TgtPtr, void *HstPtr,
                                     int64_t Size, __tgt_async_info *Async) {
   DEVICE_OR_FAIL(Id);
-  return check(D, D->submit(TgtPtr, HstPtr, Size, Async));
+  return check(D, D->submit(TgtPtr, HstPtr, Size, queueOf(*D, Async)));
 }
 
 int32_t __tgt_rtl_data_submit(int32_t Id, void *TgtPtr, void *HstPtr,
@@ -126,7 +184,7 @@ int32_t __tgt_rtl_data_submit(int32_t Id, void *TgtPtr, void *HstPtr,
 int32_t __tgt_rtl_data_retrieve_async(int32_t Id, void *HstPtr, void *TgtPtr,
                                       int64_t Size, __tgt_async_info *Async) {
   DEVICE_OR_FAIL(Id);
-  return check(D, D->retrieve(HstPtr, TgtPtr, Size, Async));
+  return check(D, D->retrieve(HstPtr, TgtPtr, Size, queueOf(*D, Async)));
 }
 
 int32_t __tgt_rtl_data_retrieve(int32_t Id, void *HstPtr, void *TgtPtr,
@@ -146,7 +204,7 @@ int32_t __tgt_rtl_data_exchange_async(int32_t SrcId, void *SrcPtr,
   DpuDevice *Dst = deviceOrReport(DstId);
   if (!Dst)
     return OFFLOAD_FAIL;
-  return check(D, D->exchange(SrcPtr, *Dst, DstPtr, Size, Async));
+  return check(D, D->exchange(SrcPtr, *Dst, DstPtr, Size, queueOf(*D, Async)));
 }
 
 int32_t __tgt_rtl_data_exchange(int32_t SrcId, void *SrcPtr, int32_t DstId,
@@ -163,7 +221,21 @@ int32_t __tgt_rtl_run_target_team_region_async(int32_t Id, void *Entry,
                                                int32_t, uint64_t,
                                                __tgt_async_info *Async) {
   DEVICE_OR_FAIL(Id);
-  return check(D, D->launch(Entry, Args, Offsets, NumArgs, Async));
+  size_t Count = NumArgs > 0 ? static_cast<size_t>(NumArgs) : 0;
+  // Most kernels take a few arguments: no allocation on the launch path.
+  constexpr size_t kInlineArgs = 16;
+  uint64_t Inline[kInlineArgs];
+  std::vector<uint64_t> Many;
+  uint64_t *Values = Inline;
+  if (Count > kInlineArgs) {
+    Many.resize(Count);
+    Values = Many.data();
+  }
+  for (size_t K = 0; K < Count; ++K)
+    Values[K] = reinterpret_cast<uint64_t>(Args[K]) +
+                static_cast<uint64_t>(Offsets ? Offsets[K] : 0);
+  return check(D, D->launch(static_cast<KernelRecord *>(Entry), Values, Count,
+                            queueOf(*D, Async)));
 }
 
 int32_t __tgt_rtl_run_target_team_region(int32_t Id, void *Entry, void **Args,
@@ -190,7 +262,11 @@ int32_t __tgt_rtl_run_target_region(int32_t Id, void *Entry, void **Args,
 
 int32_t __tgt_rtl_synchronize(int32_t Id, __tgt_async_info *Async) {
   DEVICE_OR_FAIL(Id);
-  return check(D, D->synchronize(Async));
+  // libomptarget calls this only with a queue, which must be reset.
+  AsyncQueue *Q = existingQueue(Async);
+  if (Async)
+    Async->Queue = nullptr;
+  return check(D, D->synchronize(Q));
 }
 
 int32_t __tgt_rtl_create_event(int32_t Id, void **EventPtr) {
@@ -202,13 +278,15 @@ int32_t __tgt_rtl_create_event(int32_t Id, void **EventPtr) {
 int32_t __tgt_rtl_record_event(int32_t Id, void *EventPtr,
                                __tgt_async_info *Async) {
   DEVICE_OR_FAIL(Id);
-  return check(D, D->recordEvent(static_cast<Event *>(EventPtr), Async));
+  return check(
+      D, D->recordEvent(static_cast<Event *>(EventPtr), existingQueue(Async)));
 }
 
 int32_t __tgt_rtl_wait_event(int32_t Id, void *EventPtr,
                              __tgt_async_info *Async) {
   DEVICE_OR_FAIL(Id);
-  return check(D, D->waitEvent(static_cast<Event *>(EventPtr), Async));
+  return check(
+      D, D->waitEvent(static_cast<Event *>(EventPtr), existingQueue(Async)));
 }
 
 int32_t __tgt_rtl_sync_event(int32_t Id, void *EventPtr) {
