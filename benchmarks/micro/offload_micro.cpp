@@ -66,6 +66,27 @@ void smallMaps(benchmark::State &State) {
   State.SetBytesProcessed(State.iterations() * 8 * 64);
 }
 
+/// A struct with a pointer member and its pointee, both tofrom: the
+/// struct's retrieve must land before libomptarget restores the host's
+/// pointer in it, so it cannot wait for synchronize with the others.
+void structWithPointer(benchmark::State &State) {
+  struct Vec {
+    long N;
+    double *P;
+  };
+  double Data[8] = {0};
+  Vec V{8, Data};
+  for (auto _ : State) {
+#pragma omp target device(Dev) map(tofrom : V, V.P [0:8])
+    {
+      V.P[V.N - 1] += 1;
+      V.N = 8;
+    }
+  }
+  if (V.P != Data || Data[7] != static_cast<double>(State.iterations()))
+    State.SkipWithError("struct region: wrong pointer or value after it");
+}
+
 /// The host buffer of the bandwidth benchmarks, mapped to the device for
 /// their whole run, and a plain device allocation for omp_target_memcpy.
 struct Buffers {
@@ -198,9 +219,13 @@ int main(int Argc, char **Argv) {
     setup(benchmark::RegisterBenchmark("launch_nowait_rate", nowaitRegions))
         ->Unit(benchmark::kMicrosecond);
   }
-  if (Wants("maps"))
+  if (Wants("maps")) {
     setup(benchmark::RegisterBenchmark("small_maps_8x64B", smallMaps))
         ->Unit(benchmark::kMicrosecond);
+    setup(benchmark::RegisterBenchmark("small_maps_struct_ptr",
+                                       structWithPointer))
+        ->Unit(benchmark::kMicrosecond);
+  }
   const std::vector<long> Sizes = {4l << 10, 64l << 10, 1l << 20, 16l << 20,
                                    256l << 20};
   const size_t NSizes = Quick ? 4 : 5;

@@ -399,6 +399,11 @@ def main():
         v("hostplugin_small_maps_8x64B"), "us")
     row("region with 8 x 64 B map(to) + map(from) scalar", v("small_maps_8x64B"), "us", launch,
         "empty region", "<= 2x")
+    if "small_maps_struct_ptr" in res:
+        row("region with a struct and its pointee, map(tofrom: s, s.p[0:8]) (the struct's "
+            "retrieve lands before libomptarget restores its host pointer)",
+            v("small_maps_struct_ptr"), "us", launch, "empty region")
+        row("  same struct region, LLVM host plugin", v("hostplugin_small_maps_struct_ptr"), "us")
     row("  same 8-map region, LIBOMPTARGET_MAP_FORCE_ATOMIC=false (no map events)",
         v("noevents_small_maps_8x64B"), "us", launch, "empty region")
     if "patched_small_maps_8x64B" in res:
