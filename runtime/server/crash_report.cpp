@@ -1,6 +1,8 @@
 //===- crash_report.cpp - Tell the supervisor why a session died ----------===//
 #include "server/crash_report.h"
 
+#include "server/output_capture.h"
+
 #include <csignal>
 #include <cstring>
 #include <initializer_list>
@@ -36,6 +38,7 @@ void onFatalSignal(int Sig) {
     ssize_t Ignored = write(CrashFd, Buf, Len);
     (void)Ignored;
   }
+  OutputCapture::waitForHandOver();
   // SA_RESETHAND restored the default action: die of the same signal.
   raise(Sig);
 }

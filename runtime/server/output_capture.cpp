@@ -11,11 +11,13 @@
 #include <iostream>
 #include <poll.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 namespace ompdpu::server {
 
 OutputCapture *OutputCapture::Active = nullptr;
+std::atomic<bool> OutputCapture::Busy{false};
 thread_local bool OutputCapture::OnLoop = false;
 
 namespace {
@@ -147,6 +149,22 @@ void OutputCapture::write(int S, const char *Data, size_t Len) {
 
 uint64_t OutputCapture::takeDropped(int S) {
   return Dropped[S - 1].exchange(0);
+}
+
+void OutputCapture::sent(int S, size_t Len) {
+  OutputRing &R = Area->Streams[S - 1];
+  R.Head.store(R.Head.load(std::memory_order_relaxed) + Len,
+               std::memory_order_release);
+  InFlight -= Len;
+  std::lock_guard<std::mutex> L(SpaceM);
+  SpaceCV.notify_all();
+}
+
+void OutputCapture::waitForHandOver() {
+  for (int K = 0; K < 50 && Busy.load(std::memory_order_acquire); ++K) {
+    timespec T{0, 1000000};
+    nanosleep(&T, nullptr);
+  }
 }
 
 void OutputCapture::pumpFds() {

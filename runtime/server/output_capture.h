@@ -36,11 +36,26 @@ public:
   void setWake(std::function<void()> W) { Wake = std::move(W); }
   /// Output waits to be sent (cheap: one relaxed load).
   bool pending() const { return Pending.load(std::memory_order_relaxed); }
-  /// On the loop thread: hand the waiting bytes to Send(stream, data, len)
-  /// in pieces of at most MaxPiece bytes, while Room() says the client
-  /// can take more. Stream 1: stdout, 2: stderr.
-  template <typename SendFn, typename RoomFn>
-  void drain(size_t MaxPiece, SendFn Send, RoomFn Room);
+  /// On the loop thread: hand the bytes not handed over yet to Send(stream,
+  /// data, len), in pieces of at most MaxPiece bytes. They stay in the ring
+  /// (and count against its room) until sent() says UCX has them.
+  template <typename SendFn> void drain(size_t MaxPiece, SendFn Send);
+  /// On the loop thread: the oldest Len bytes handed over of stream S have
+  /// left (UCX completed their send). Call inside handingOver().
+  void sent(int S, size_t Len);
+  /// Bytes handed over and not sent yet.
+  bool inFlight() const { return InFlight != 0; }
+  /// While a HandOver lives, a crashing kernel's thread waits (briefly)
+  /// before the process dies, so that the rings never show as unsent what
+  /// UCX has delivered, nor lose what it has not: the supervisor sends the
+  /// rest after the session's death.
+  struct HandOver {
+    HandOver() { Busy.store(true, std::memory_order_seq_cst); }
+    ~HandOver() { Busy.store(false, std::memory_order_release); }
+  };
+  /// For the crash handler (async-signal-safe): wait up to about 50 ms
+  /// for a hand-over under way on another thread.
+  static void waitForHandOver();
   /// The calling thread runs the session's loop: when a ring is full it
   /// cannot wait for the loop to empty it (see write()).
   static void setLoopThread(bool On) { OnLoop = On; }
@@ -61,6 +76,9 @@ private:
   std::mutex SpaceM;               // writers waiting for room
   std::condition_variable SpaceCV; // notified when bytes leave
   std::atomic<bool> Pending{false};
+  uint64_t Issued[2] = {0, 0}; // bytes handed to Send, per stream (loop only)
+  size_t InFlight = 0;         // of those, not yet sent (loop only)
+  static std::atomic<bool> Busy;
   std::atomic<bool> Stopping{false};
   std::atomic<uint64_t> Dropped[2] = {0, 0};
   std::function<void()> Wake;
@@ -70,32 +88,21 @@ private:
   static thread_local bool OnLoop;
 };
 
-template <typename SendFn, typename RoomFn>
-void OutputCapture::drain(size_t MaxPiece, SendFn Send, RoomFn Room) {
+template <typename SendFn>
+void OutputCapture::drain(size_t MaxPiece, SendFn Send) {
   Pending.store(false, std::memory_order_relaxed);
   std::atomic_thread_fence(std::memory_order_seq_cst);
-  bool Freed = false;
   for (int S = 0; S < 2; ++S) {
     OutputRing &R = Area->Streams[S];
-    uint64_t Head = R.Head.load(std::memory_order_relaxed);
     uint64_t Tail = R.Tail.load(std::memory_order_acquire);
-    while (Head < Tail) {
-      if (!Room()) {
-        Pending.store(true, std::memory_order_relaxed);
-        break;
-      }
-      size_t At = Head % kOutputRingBytes;
-      size_t Len =
-          std::min<uint64_t>({Tail - Head, MaxPiece, kOutputRingBytes - At});
+    while (Issued[S] < Tail) {
+      size_t At = Issued[S] % kOutputRingBytes;
+      size_t Len = std::min<uint64_t>(
+          {Tail - Issued[S], MaxPiece, kOutputRingBytes - At});
+      Issued[S] += Len;
+      InFlight += Len;
       Send(S + 1, R.Data + At, Len);
-      Head += Len;
-      R.Head.store(Head, std::memory_order_release);
-      Freed = true;
     }
-  }
-  if (Freed) {
-    std::lock_guard<std::mutex> L(SpaceM);
-    SpaceCV.notify_all();
   }
 }
 

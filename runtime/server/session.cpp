@@ -1,14 +1,15 @@
 //===- session.cpp - One client's private server process ------------------===//
 #include "server/session.h"
 
-#include "common/alloc_table.h"
 #include "common/fifo.h"
 #include "common/log.h"
 #include "protocol/messages.h"
 #include "server/crash_report.h"
+#include "server/device_memory.h"
 #include "server/executor.h"
 #include "server/image_loader.h"
 #include "server/output_capture.h"
+#include "server/queue_sequencer.h"
 #include "transport/transport.h"
 
 #include <array>
@@ -34,39 +35,10 @@ using transport::Peer;
 
 namespace {
 
-/// Allocations at least this big come straight from mmap, so that freeing
-/// them returns the memory to the system at once.
-constexpr uint64_t kMmapThreshold = 1 << 20;
 /// Largest device image accepted.
 constexpr uint64_t kMaxImageSize = 1ull << 30;
 /// Largest total of a Batch's out pieces: they return in one reply.
 constexpr uint64_t kMaxBatchOut = 1 << 20;
-
-/// Transparent huge pages make large zero-copy transfers (cma copies page by
-/// page) and kernels' memory accesses cheaper.
-constexpr uint64_t kHugePage = 2 << 20;
-
-/// Anonymous memory for a large allocation, 2 MiB-aligned and marked for
-/// huge pages; null on failure. Freed with munmap(P, Size).
-void *mapLarge(uint64_t Size) {
-  uint64_t Span = Size + kHugePage;
-  void *Raw = mmap(nullptr, Span, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (Raw == MAP_FAILED)
-    return nullptr;
-  uintptr_t Start = reinterpret_cast<uintptr_t>(Raw);
-  uintptr_t Aligned = (Start + kHugePage - 1) & ~(kHugePage - 1);
-  // Give back the unaligned head and the tail beyond Size.
-  if (Aligned > Start)
-    munmap(Raw, Aligned - Start);
-  uintptr_t End = Aligned + Size, SpanEnd = Start + Span;
-  uintptr_t PageEnd = (End + 4095) & ~uintptr_t(4095);
-  if (SpanEnd > PageEnd)
-    munmap(reinterpret_cast<void *>(PageEnd), SpanEnd - PageEnd);
-  if (Size >= kHugePage)
-    madvise(reinterpret_cast<void *>(Aligned), Size, MADV_HUGEPAGE);
-  return reinterpret_cast<void *>(Aligned);
-}
 
 /// A request's body, copied out of UCX's buffer. Most bodies are small:
 /// they live inline, without an allocation per request.
@@ -125,28 +97,15 @@ private:
   size_t N = 0;
 };
 
-/// Operations of one client queue start in sequence order, one at a time.
-struct QueueState {
-  uint32_t NextSeq = 0;
-  bool Busy = false;
-  std::map<uint32_t, Request> Waiting;
-  /// Operations numbered below this have their host -> device bytes in
-  /// place (a Batch's, before its kernel runs).
-  uint32_t Landed = 0;
-  /// Landed requests waiting for operation Seq of this queue.
-  struct LandWaiter {
-    uint32_t Seq;
-    Header H;
-    Peer From;
-  };
-  std::vector<LandWaiter> LandWaiters;
-  /// True when the operation numbered Seq may start now.
-  bool inTurn(uint32_t Seq) const { return !Busy && Seq == NextSeq; }
+/// A Landed request waiting for its operation's bytes.
+struct LandWaiter {
+  Header H;
+  Peer From;
 };
 
 class Session {
 public:
-  explicit Session(const SessionOptions &O) : Opts(O) {}
+  explicit Session(const SessionOptions &O) : Opts(O), Memory(O.MemoryLimit) {}
   int run();
 
 private:
@@ -154,8 +113,8 @@ private:
   bool onMessage(const uint8_t *Ctrl, size_t Len, const BulkData &Data,
                  Peer From);
   void dispatch(Request R);
-  void pump(uint32_t Queue);
-  /// FromIntake: the request just arrived (not started by pump()).
+  /// FromIntake: the request just arrived (not started when its predecessor
+  /// finished).
   void start(const Request &R, bool FromIntake = false);
   // Finishing a request: send its reply, then let its queue move on.
   void complete(const Request &R, const Reply &Rep, const void *Data = nullptr,
@@ -168,11 +127,17 @@ private:
                 std::shared_ptr<void> KeepAlive = nullptr);
   /// The operation at the head of Queue is done: start the next one.
   void queueStepDone(uint32_t Queue);
-  /// Send what kernels printed to To; All: even beyond the bytes allowed in
-  /// flight (before a reply: that output must arrive first).
-  void sendOutput(Peer To, bool All = false);
+  /// Send what kernels printed to To (before a reply: it must arrive
+  /// first).
+  void sendOutput(Peer To);
+  /// Progress the worker; output sends may complete in it (see HandOver).
+  unsigned progress() {
+    if (!Capture || !Capture->inFlight())
+      return W->progress();
+    OutputCapture::HandOver H;
+    return W->progress();
+  }
   OutputCapture *Capture = OutputCapture::active();
-  size_t OutputInFlight = 0; ///< bytes of Output messages not yet sent
   /// Operations of Queue numbered below Through have their bytes in place:
   /// answer the Landed requests waiting for them.
   void markLanded(uint32_t Queue, uint32_t Through);
@@ -268,24 +233,12 @@ private:
   bool LeaderActive = false, LeaderWanted = false, Stopping = false;
   unsigned IdleFollowers = 0;
   std::vector<std::thread> Threads;
-  AllocTable Table;
+  DeviceMemory Memory;
   std::vector<std::unique_ptr<LoadedImage>> Images;
   /// Kernels of the loaded images; handle h (what Run names) is element
   /// h-1. A deque: elements never move, and jobs point to them.
   std::deque<KernelInfo> Kernels;
-  std::unordered_map<uint32_t, QueueState> Queues;
-  /// The queue looked up last: a client thread issues region after region
-  /// through one queue, and this spares the table's hash (a division) on
-  /// the way to the reply. Elements of an unordered_map never move.
-  uint32_t LastQueueId = 0;
-  QueueState *LastQueue = nullptr;
-  QueueState &queueState(uint32_t Id) {
-    if (Id != LastQueueId || !LastQueue) {
-      LastQueue = &Queues[Id];
-      LastQueueId = Id;
-    }
-    return *LastQueue;
-  }
+  QueueSequencer<Request, LandWaiter> Sequencer;
   Fifo<Request> Incoming;
   std::vector<uint8_t> SendBuf; ///< replies are encoded here (loop only)
   /// The client's endpoints (control and bulk) that presented the token.
@@ -398,33 +351,20 @@ void Session::dispatch(Request R) {
   }
   if (R.H.Queue == 0)
     return start(std::move(R), /*FromIntake=*/true);
-  QueueState &Q = queueState(R.H.Queue);
-  if (R.H.Seq < Q.NextSeq || Q.Waiting.count(R.H.Seq)) {
+  switch (Sequencer.admit(R.H.Queue, R.H.Seq, R)) {
+  case QueueSequencer<Request, LandWaiter>::Admit::Start:
+    // Its turn already (the usual case): start it without parking it.
+    return start(std::move(R), /*FromIntake=*/true);
+  case QueueSequencer<Request, LandWaiter>::Admit::Parked:
+    return;
+  case QueueSequencer<Request, LandWaiter>::Admit::Duplicate: {
     uint32_t Queue = R.H.Queue;
     R.H.Queue = 0;
     return fail(
         R, kErrInvalid,
         format("duplicate sequence number %u on queue %u", R.H.Seq, Queue));
   }
-  if (Q.inTurn(R.H.Seq)) {
-    // Its turn already (the usual case): start it without parking it.
-    Q.Busy = true;
-    return start(std::move(R), /*FromIntake=*/true);
   }
-  Q.Waiting.emplace(R.H.Seq, std::move(R));
-}
-
-void Session::pump(uint32_t Queue) {
-  QueueState &Q = queueState(Queue);
-  if (Q.Busy)
-    return;
-  auto It = Q.Waiting.find(Q.NextSeq);
-  if (It == Q.Waiting.end())
-    return;
-  Request R = std::move(It->second);
-  Q.Waiting.erase(It);
-  Q.Busy = true;
-  start(std::move(R));
 }
 
 void Session::complete(const Header &Request, Peer From, const Reply &Rep,
@@ -433,7 +373,7 @@ void Session::complete(const Header &Request, Peer From, const Reply &Rep,
   uint32_t Queue = Request.Queue;
   if (From) {
     if (Capture && Capture->pending())
-      sendOutput(From, /*All=*/true);
+      sendOutput(From);
     Header H;
     H.Type = MsgType::Reply;
     H.RequestId = Request.RequestId;
@@ -457,22 +397,21 @@ void Session::complete(const Header &Request, Peer From, const Reply &Rep,
   queueStepDone(Queue);
 }
 
-void Session::sendOutput(Peer To, bool All) {
+void Session::sendOutput(Peer To) {
   if (!To)
     return;
-  // What may wait in UCX for a client that does not progress: beyond it
-  // the rings fill and the kernels that print wait.
-  constexpr size_t kMaxInFlight = 1 << 20;
+  OutputCapture::HandOver H;
   auto Send = [&](int Stream, const char *Data, size_t Len) {
     Output O;
     O.Stream = static_cast<uint8_t>(Stream);
     O.Bytes.assign(Data, Len);
-    Header H;
-    H.Type = MsgType::Output;
-    OutputInFlight += Len;
+    Header F;
+    F.Type = MsgType::Output;
+    // A piece's bytes leave the ring once UCX has them (sends on one
+    // endpoint complete in order).
     W->send(
-        To, frame(H, O), nullptr, 0,
-        [this, Len](const Status &) { OutputInFlight -= Len; },
+        To, frame(F, O), nullptr, 0,
+        [this, Stream, Len](const Status &) { Capture->sent(Stream, Len); },
         /*NeedsAnswer=*/false);
   };
   for (int S = 1; S <= 2; ++S)
@@ -480,42 +419,31 @@ void Session::sendOutput(Peer To, bool All) {
       std::string Note = format("[ompdpu: %lu bytes of device output lost: "
                                 "the output buffer was full]\n",
                                 (unsigned long)N);
-      Send(S, Note.data(), Note.size());
+      Output O;
+      O.Stream = static_cast<uint8_t>(S);
+      O.Bytes = Note;
+      Header F;
+      F.Type = MsgType::Output;
+      W->send(To, frame(F, O), nullptr, 0, nullptr, /*NeedsAnswer=*/false);
     }
-  // Before a reply the in-flight bytes can grow by one ring's worth.
-  Capture->drain(Output::kMaxBytes, Send,
-                 [this, All] { return All || OutputInFlight < kMaxInFlight; });
+  Capture->drain(Output::kMaxBytes, Send);
 }
 
 void Session::queueStepDone(uint32_t Queue) {
   if (Queue == 0)
     return;
-  QueueState &Q = queueState(Queue);
-  Q.Busy = false;
-  ++Q.NextSeq;
-  if (!Q.LandWaiters.empty())
-    markLanded(Queue, Q.NextSeq);
-  pump(Queue);
+  std::vector<LandWaiter> Ready;
+  std::optional<Request> Next = Sequencer.stepDone(Queue, Ready);
+  for (const LandWaiter &L : Ready)
+    complete(L.H, L.From, Reply());
+  if (Next)
+    start(std::move(*Next));
 }
 
 void Session::markLanded(uint32_t Queue, uint32_t Through) {
-  QueueState &Q = queueState(Queue);
-  if (Through > Q.Landed)
-    Q.Landed = Through;
-  if (Q.LandWaiters.empty())
-    return;
-  std::vector<QueueState::LandWaiter> Ready;
-  auto &Ws = Q.LandWaiters;
-  for (size_t K = 0; K < Ws.size();) {
-    if (Ws[K].Seq < Q.Landed) {
-      Ready.push_back(Ws[K]);
-      Ws[K] = Ws.back();
-      Ws.pop_back();
-    } else {
-      ++K;
-    }
-  }
-  for (const QueueState::LandWaiter &L : Ready)
+  std::vector<LandWaiter> Ready;
+  Sequencer.landed(Queue, Through, Ready);
+  for (const LandWaiter &L : Ready)
     complete(L.H, L.From, Reply());
 }
 
@@ -524,10 +452,8 @@ void Session::doLanded(const Request &R) {
   Reader Rd(R.Body.data(), R.Body.size());
   if (!decodeBody(Rd, L).ok() || L.Queue == 0 || L.Queue > kMaxQueueId)
     return fail(R, kErrInvalid, "malformed Landed");
-  QueueState &Q = queueState(L.Queue);
-  if (L.Seq < Q.Landed || L.Seq < Q.NextSeq)
-    return complete(R, Reply());
-  Q.LandWaiters.push_back({L.Seq, R.H, R.From});
+  if (!Sequencer.waitLanded(L.Queue, L.Seq, {R.H, R.From}))
+    complete(R, Reply());
 }
 
 void Session::start(const Request &R, bool FromIntake) {
@@ -559,25 +485,11 @@ void Session::doAlloc(const Request &R) {
   Reader Rd(R.Body.data(), R.Body.size());
   if (!decodeBody(Rd, A).ok())
     return fail(R, kErrInvalid, "malformed Alloc");
-  uint64_t Size = A.Size ? A.Size : 1;
-  if (Size > Opts.MemoryLimit || Table.heapBytes() + Size > Opts.MemoryLimit)
-    return fail(R, kErrNoMemory,
-                format("out of device memory: %lu bytes requested, %lu of "
-                       "%lu in use",
-                       (unsigned long)Size, (unsigned long)Table.heapBytes(),
-                       (unsigned long)Opts.MemoryLimit));
-  void *P = nullptr;
-  if (Size >= kMmapThreshold) {
-    P = mapLarge(Size);
-  } else if (posix_memalign(&P, 64, Size) != 0) {
-    P = nullptr;
-  }
+  auto P = Memory.allocate(A.Size);
   if (!P)
-    return fail(R, kErrNoMemory,
-                format("cannot allocate %lu bytes", (unsigned long)Size));
-  Table.insert(reinterpret_cast<uint64_t>(P), Size);
+    return fail(R, kErrNoMemory, P.status().message());
   Reply Rep;
-  Rep.Value = reinterpret_cast<uint64_t>(P);
+  Rep.Value = *P;
   complete(R, Rep);
 }
 
@@ -586,14 +498,8 @@ void Session::doFree(const Request &R) {
   Reader Rd(R.Body.data(), R.Body.size());
   if (!decodeBody(Rd, F).ok())
     return fail(R, kErrInvalid, "malformed Free");
-  auto Size = Table.erase(F.Ptr);
-  if (!Size)
-    return fail(R, kErrNotFound, "cannot free: " + Size.status().message());
-  void *P = reinterpret_cast<void *>(F.Ptr);
-  if (*Size >= kMmapThreshold)
-    munmap(P, *Size);
-  else
-    std::free(P);
+  if (Status S = Memory.release(F.Ptr); !S.ok())
+    return fail(R, kErrNotFound, S.message());
   complete(R, Reply());
 }
 
@@ -619,7 +525,7 @@ void Session::doSubmit(const Request &R, bool FromPeer) {
     return fail(R, kErrInvalid,
                 format("submit of %lu bytes carries %zu bytes of data",
                        (unsigned long)Size, R.Data.Length));
-  if (Status S = Table.check(Dst, Size); !S.ok())
+  if (Status S = Memory.check(Dst, Size); !S.ok())
     return fail(R, kErrInvalid, "submit rejected: " + S.message());
   if (Size == 0)
     return complete(R, Reply());
@@ -657,10 +563,10 @@ Reply Session::vetBatch(uint16_t Kernel, const BatchView &B, size_t DataLen) {
                          (unsigned long)B.outBytes(),
                          (unsigned long)kMaxBatchOut));
   for (size_t K = 0; K < B.numIn(); ++K)
-    if (Status S = Table.check(B.in(K).DevicePtr, B.in(K).Size); !S.ok())
+    if (Status S = Memory.check(B.in(K).DevicePtr, B.in(K).Size); !S.ok())
       return Reject(kErrInvalid, "submit rejected: " + S.message());
   for (size_t K = 0; K < B.numOut(); ++K)
-    if (Status S = Table.check(B.out(K).DevicePtr, B.out(K).Size); !S.ok())
+    if (Status S = Memory.check(B.out(K).DevicePtr, B.out(K).Size); !S.ok())
       return Reject(kErrInvalid, "retrieve rejected: " + S.message());
   return Why;
 }
@@ -748,7 +654,7 @@ void Session::answerWith(const Header &H, Peer From, const PieceList &Out) {
   uint64_t Total = 0;
   for (size_t K = 0; K < Out.size(); ++K) {
     Piece P = Out[K];
-    if (Status S = Table.check(P.DevicePtr, P.Size); !S.ok()) {
+    if (Status S = Memory.check(P.DevicePtr, P.Size); !S.ok()) {
       Reply Rep;
       Rep.Code = kErrInvalid;
       Rep.Message = "retrieve rejected: " + S.message();
@@ -775,7 +681,7 @@ void Session::doRetrieve(const Request &R) {
   Reader Rd(R.Body.data(), R.Body.size());
   if (!decodeBody(Rd, T).ok())
     return fail(R, kErrInvalid, "malformed Retrieve");
-  if (Status S = Table.check(T.DevicePtr, T.Size); !S.ok())
+  if (Status S = Memory.check(T.DevicePtr, T.Size); !S.ok())
     return fail(R, kErrInvalid, "retrieve rejected: " + S.message());
   Reply Rep;
   Rep.Value = T.Size;
@@ -816,7 +722,7 @@ void Session::doLoad(const Request &R) {
         Kernels.push_back({E.Addr, E.Name, {}});
         E.Kernel = static_cast<uint16_t>(Kernels.size());
       } else {
-        Table.insert(E.Addr, E.Size, AllocTable::Origin::ImageGlobal);
+        Memory.adopt(E.Addr, E.Size);
       }
     }
     auto Encoded =
@@ -870,7 +776,7 @@ void Session::doExchange(const Request &R) {
   Reader Rd(R.Body.data(), R.Body.size());
   if (!decodeBody(Rd, X).ok())
     return fail(R, kErrInvalid, "malformed ExchangeOut");
-  if (Status S = Table.check(X.SrcPtr, X.Size); !S.ok())
+  if (Status S = Memory.check(X.SrcPtr, X.Size); !S.ok())
     return fail(R, kErrInvalid, "exchange rejected: " + S.message());
   auto It = PeerEndpoints.find(X.PeerAddress);
   if (It == PeerEndpoints.end()) {
@@ -1012,8 +918,7 @@ bool Session::inTurnNow(const Header &H, Peer From) {
     return false;
   if (!H.Queue)
     return true;
-  const QueueState &Q = queueState(H.Queue);
-  return Q.inTurn(H.Seq) && Q.Waiting.empty();
+  return Sequencer.inTurnAlone(H.Queue, H.Seq);
 }
 
 bool Session::runNow(const Header &H, Peer From, const uint8_t *Body,
@@ -1125,7 +1030,7 @@ void Session::lead() {
       FollowCV.notify_all();
       return;
     }
-    unsigned N = W->progress();
+    unsigned N = progress();
     if (Capture && Capture->pending())
       sendOutput(ClientPeers.first());
     while (!Incoming.empty()) {
