@@ -22,10 +22,11 @@ static double secondsSince(Clock::time_point T) {
 }
 
 Connection::Connection(const DeviceAddress &A, const ClientConfig &C)
-    : Addr(A), Cfg(C) {
+    : Addr(A), Cfg(C),
+      Health({C.ResponseTimeout, C.KernelTimeout, C.HeartbeatInterval},
+             Clock::now()) {
   const char *T = std::getenv("OMPDPU_TRACE");
   Trace = T && *T && std::string(T) != "0";
-  LastHeard = LastPing = Clock::now();
 }
 
 Status Connection::failure() const {
@@ -87,11 +88,9 @@ void Connection::installHandlers(transport::Worker &Wk) {
                        const transport::BulkData &D,
                        transport::Peer) { return onMessage(Ctrl, Len, D); });
   Wk.setPeerErrorHandler([this](transport::Peer P, const Status &S) {
-    if ((P == SessionEp || P == BulkEp) && !SessionLost) {
+    if (P == SessionEp || P == BulkEp) {
       // Give the supervisor a moment to say why (checkHealth decides).
-      SessionLost = true;
-      SessionLostReason = S;
-      SessionLostAt = Clock::now();
+      Health.sessionLost(S, Clock::now());
     } else if (P == SupervisorEp) {
       failConnection(
           S.withContext(SessionEp ? "connection lost" : "cannot connect"));
@@ -118,7 +117,7 @@ Status Connection::sendHello(const std::string &WantIsa) {
     T->Type = MsgType::Hello;
     T->Issued = Clock::now();
     Pending.add(T);
-    LastHeard = Clock::now();
+    Health.heard();
     Header H;
     H.Type = MsgType::Hello;
     H.RequestId = T->Id;
@@ -258,7 +257,7 @@ Ticket Connection::issue(MsgType Type, const Body &B, uint32_t Queue,
     T->Issued = Clock::now();
   T->Into = std::move(Into);
   if (Pending.empty())
-    ++Heard; // silence is only measured while we wait
+    Health.heard(); // silence is only measured while we wait
   Pending.add(T);
   if (!Sent)
     // Only failures need the ticket, and it is in Pending until then: the
@@ -389,7 +388,7 @@ void Connection::failConnection(const Status &S) {
 
 bool Connection::onMessage(const uint8_t *Ctrl, size_t Len,
                            const transport::BulkData &Data) {
-  ++Heard;
+  Health.heard();
   Header H;
   Reader Body;
   Status S = parseFrame(Ctrl, Len, H, Body);
@@ -532,7 +531,7 @@ void Connection::progressLocked() {
   // dies: poll its (TCP) worker now and then (each poll is a system call),
   // and every time once the session is lost; the session's all the time.
   ++ProgressCount;
-  if (!W || SessionLost || (ProgressCount & 1023) == 0)
+  if (!W || Health.sessionLost() || (ProgressCount & 1023) == 0)
     SupW->progress();
   if (W) {
     W->progress();
@@ -545,43 +544,23 @@ void Connection::progressLocked() {
     }
   }
   // Health checks read the clock: every few rounds is often enough.
-  if ((ProgressCount & 15) == 0 || Failed || SessionLost)
+  if ((ProgressCount & 15) == 0 || Failed || Health.sessionLost())
     checkHealth();
 }
 
 void Connection::checkHealth() {
   if (Failed)
     return;
-  if (SessionLost) {
-    // Prefer the supervisor's explanation (signal, kernel) when it comes.
-    if (secondsSince(SessionLostAt) > 0.5)
-      failConnection(SessionLostReason.withContext("connection lost"));
-    return;
-  }
-  if (Heard != HeardSeen) {
-    // Something arrived (or a wait began) since the last check.
-    HeardSeen = Heard;
-    LastHeard = Clock::now();
-  }
-  if (Pending.empty() || !SessionEp)
-    return;
-  double Silent = secondsSince(LastHeard);
-  if (Cfg.ResponseTimeout > 0 && Silent > Cfg.ResponseTimeout) {
-    failConnection(Status::error(
-        format("server not responding for %.1f s (OMPDPU_TIMEOUT)", Silent)));
-    return;
-  }
+  std::optional<Clock::time_point> OldestKernel;
   if (Cfg.KernelTimeout > 0)
     for (const Ticket &T : Pending)
-      if (T->RunsKernel && secondsSince(T->Issued) > Cfg.KernelTimeout) {
-        failConnection(Status::error(format(
-            "kernel did not finish within %.1f s (OMPDPU_KERNEL_TIMEOUT)",
-            Cfg.KernelTimeout)));
-        return;
-      }
-  if (Silent > Cfg.HeartbeatInterval &&
-      secondsSince(LastPing) > Cfg.HeartbeatInterval) {
-    LastPing = Clock::now();
+      if (T->RunsKernel && (!OldestKernel || T->Issued < *OldestKernel))
+        OldestKernel = T->Issued;
+  auto D =
+      Health.check(Clock::now(), !Pending.empty() && SessionEp, OldestKernel);
+  if (D.What == HealthPolicy::Action::Fail) {
+    failConnection(D.Why);
+  } else if (D.What == HealthPolicy::Action::Ping) {
     Header H;
     H.Type = MsgType::Ping;
     H.RequestId = 0; // answers to id 0 are ignored; any answer proves life

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "client/health_policy.h"
 #include "common/config.h"
 #include "common/status.h"
 #include "protocol/messages.h"
@@ -237,12 +238,7 @@ private:
   std::atomic<bool> Failed{false};
   Status FailStatus;
   std::string SessionExitMessage;
-  bool SessionLost = false;
-  Status SessionLostReason;
-  std::chrono::steady_clock::time_point SessionLostAt, LastHeard, LastPing;
-  /// Bumped when a message arrives or a wait begins; checkHealth turns it
-  /// into LastHeard (reading the clock once, not per message).
-  uint64_t Heard = 0, HeardSeen = 0;
+  HealthPolicy Health; ///< when silence means the server is gone
   std::vector<std::function<void()>> Deferred;
 };
 
