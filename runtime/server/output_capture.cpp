@@ -43,11 +43,13 @@ FILE *openCaptureStream(OutputCapture *C, int Stream) {
   return F;
 }
 
-/// fd Fd becomes the write end of a new pipe; returns its read end.
+/// fd Fd becomes the write end of a new pipe; returns its (non-blocking)
+/// read end.
 int redirectToPipe(int Fd) {
   int P[2];
   if (pipe2(P, O_CLOEXEC) != 0)
     return -1;
+  fcntl(P[0], F_SETFL, fcntl(P[0], F_GETFL) | O_NONBLOCK);
   if (dup2(P[1], Fd) < 0) {
     close(P[0]);
     close(P[1]);
@@ -167,18 +169,41 @@ void OutputCapture::waitForHandOver() {
   }
 }
 
+void OutputCapture::readPipe(int S) {
+  std::lock_guard<std::mutex> L(PipeM[S]);
+  char Buf[16384];
+  for (;;) {
+    ssize_t N = read(PipeFds[S], Buf, sizeof(Buf));
+    if (N <= 0)
+      return;
+    RawSeen.store(true, std::memory_order_relaxed);
+    write(S + 1, Buf, static_cast<size_t>(N));
+    if (static_cast<size_t>(N) < sizeof(Buf))
+      return;
+  }
+}
+
+void OutputCapture::afterKernel() {
+  // One poll (a system call) per kernel only where it is small against the
+  // kernel: long kernels, or once this session has seen raw output.
+  if (PipeFds[0] < 0 || (OnLoop && !RawSeen.load(std::memory_order_relaxed)))
+    return;
+  pollfd P[2] = {{PipeFds[0], POLLIN, 0}, {PipeFds[1], POLLIN, 0}};
+  if (poll(P, 2, 0) <= 0)
+    return;
+  for (int S = 0; S < 2; ++S)
+    if (P[S].revents & POLLIN)
+      readPipe(S);
+}
+
 void OutputCapture::pumpFds() {
   pollfd P[2] = {{PipeFds[0], POLLIN, 0}, {PipeFds[1], POLLIN, 0}};
-  char Buf[16384];
   while (!Stopping.load()) {
     if (poll(P, 2, 100) <= 0)
       continue;
     for (int S = 0; S < 2; ++S)
-      if (P[S].revents & (POLLIN | POLLHUP)) {
-        ssize_t N = read(PipeFds[S], Buf, sizeof(Buf));
-        if (N > 0)
-          write(S + 1, Buf, static_cast<size_t>(N));
-      }
+      if (P[S].revents & (POLLIN | POLLHUP))
+        readPipe(S);
   }
 }
 

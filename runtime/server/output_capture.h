@@ -7,7 +7,7 @@
 // into the rings (stdout and stderr are unbuffered streams of ours), so a
 // kernel's output is there when it returns and leaves before its reply;
 // what bypasses stdio (write(2) on fds 1 and 2, child processes) comes
-// through a pipe and a thread, and may trail its kernel's reply.
+// through pipes, read by a thread and, after a kernel, by afterKernel().
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -64,6 +64,11 @@ public:
 
   /// Append to stream S (1 or 2); waits while its ring is full.
   void write(int S, const char *Data, size_t Len);
+  /// After a kernel, on its thread: what it wrote to fds 1 and 2 moves
+  /// into the rings before its reply. Skipped for short kernels on the
+  /// loop thread until the session has seen such writes (the check is a
+  /// system call), so a short kernel's first raw write may trail its reply.
+  void afterKernel();
   /// Bytes of stream S dropped since the last call (written by a kernel on
   /// the loop thread while the ring was full).
   uint64_t takeDropped(int S);
@@ -71,6 +76,9 @@ public:
 private:
   OutputCapture() = default;
   void pumpFds();
+  void readPipe(int S);
+  std::mutex PipeM[2]; // one reader of a pipe at a time, in order
+  std::atomic<bool> RawSeen{false};
   OutputArea *Area = nullptr;
   std::mutex M[2];                 // one writer at a time per ring
   std::mutex SpaceM;               // writers waiting for room

@@ -982,6 +982,8 @@ double Session::runKernel(KernelInfo &K, const uint64_t *Args, size_t Count,
   setCurrentKernel(K.Name.c_str());
   callKernel(K.Entry, Args, Count);
   setCurrentKernel(nullptr);
+  if (Capture)
+    Capture->afterKernel();
   if (!Timed)
     return 0;
   return std::chrono::duration<double, std::micro>(

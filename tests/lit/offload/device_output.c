@@ -42,9 +42,33 @@ int main(int argc, char **argv) {
   // CHECK-NEXT: device printf 42
   // CHECK-NEXT: device puts
   // CHECK-NEXT: !
-  // CHECK: host after first region
+  // CHECK-NEXT: device raw write
+  // CHECK-NEXT: host after first region
   // ERR: device perror: Success
   printf("host after first region\n");
+
+  // A short kernel, run often enough to run on the server's loop thread:
+  // its raw writes still come before the host's next line.
+  for (int r = 0; r < 5; ++r) {
+#pragma omp target firstprivate(r)
+    {
+      char line[] = "raw round 0\n";
+      line[10] = (char)('0' + r);
+      ssize_t n = write(1, line, sizeof line - 1);
+      (void)n;
+    }
+    printf("host after round %d\n", r);
+  }
+  // CHECK-NEXT: raw round 0
+  // CHECK-NEXT: host after round 0
+  // CHECK-NEXT: raw round 1
+  // CHECK-NEXT: host after round 1
+  // CHECK-NEXT: raw round 2
+  // CHECK-NEXT: host after round 2
+  // CHECK-NEXT: raw round 3
+  // CHECK-NEXT: host after round 3
+  // CHECK-NEXT: raw round 4
+  // CHECK-NEXT: host after round 4
 
   int sum = 0;
 #pragma omp target map(tofrom : sum)
