@@ -9,6 +9,7 @@
 #include "server/executor.h"
 #include "server/image_loader.h"
 #include "server/output_capture.h"
+#include "server/peer_links.h"
 #include "server/queue_sequencer.h"
 #include "transport/transport.h"
 
@@ -181,7 +182,6 @@ private:
   /// Out pieces are gathered here for their reply; a new buffer is made
   /// only while UCX still reads the last one.
   std::shared_ptr<std::vector<uint8_t>> GatherBuf;
-  void onPeerReply(const Header &H, Reader &Body);
   void onPeerError(Peer P, const Status &S);
   void runOnLoop(std::function<void()> F);
   // Leader/followers: one thread at a time (the leader) runs the loop and
@@ -244,17 +244,8 @@ private:
   /// The client's endpoints (control and bulk) that presented the token.
   ClientEndpoints ClientPeers;
   bool Stop = false;
-  // Session-to-session copies in flight, and endpoints to peer sessions.
-  uint32_t NextPeerRequest = 1;
-  std::map<uint64_t, std::pair<Peer, std::function<void(const Reply &)>>>
-      PeerPending;
-  /// Endpoints to a peer session: Control detects its failure; Bulk (no
-  /// failure detection, so UCX may use cma) carries large copies.
-  struct PeerLink {
-    Peer Control = nullptr;
-    Peer Bulk = nullptr;
-  };
-  std::map<std::vector<uint8_t>, PeerLink> PeerEndpoints;
+  /// Copies to peer sessions (made once the worker exists).
+  std::unique_ptr<PeerLinks> Peers;
   // Work finished on executor threads, to be completed on the loop thread.
   std::mutex DoneM;
   std::vector<std::function<void()>> DoneQueue;
@@ -291,7 +282,7 @@ bool Session::onMessage(const uint8_t *Ctrl, size_t Len, const BulkData &Data,
     return false;
   }
   if (H.Type == MsgType::Reply) {
-    onPeerReply(H, Body);
+    Peers->onReply(H, Body);
     return false;
   }
   if (H.Type == MsgType::Run &&
@@ -778,64 +769,11 @@ void Session::doExchange(const Request &R) {
     return fail(R, kErrInvalid, "malformed ExchangeOut");
   if (Status S = Memory.check(X.SrcPtr, X.Size); !S.ok())
     return fail(R, kErrInvalid, "exchange rejected: " + S.message());
-  auto It = PeerEndpoints.find(X.PeerAddress);
-  if (It == PeerEndpoints.end()) {
-    auto NewPeer = W->connectToWorker(X.PeerAddress);
-    if (!NewPeer)
-      return fail(R, kErrPeer,
-                  "cannot reach peer session: " + NewPeer.status().message());
-    PeerLink Link;
-    Link.Control = *NewPeer;
-    if (auto Bulk = W->connectToWorker(X.PeerAddress,
-                                       /*DetectPeerFailure=*/false))
-      Link.Bulk = *Bulk;
-    It = PeerEndpoints.emplace(X.PeerAddress, Link).first;
-  }
-  Peer P = It->second.Control;
-  Peer Via = X.Size >= 8192 && It->second.Bulk ? It->second.Bulk : P;
-  Header H;
-  H.Type = MsgType::PeerSubmit;
-  H.RequestId = NextPeerRequest++;
-  if (NextPeerRequest == 0)
-    NextPeerRequest = 1;
-  PeerSubmit PS;
-  PS.Token = X.DstToken;
-  PS.DstPtr = X.DstPtr;
-  PS.Size = X.Size;
   Request Copy = R;
-  uint64_t Id = H.RequestId;
-  PeerPending[Id] = {P,
-                     [this, Copy](const Reply &Rep) { complete(Copy, Rep); }};
-  // Device bytes go straight from this session's memory to the peer's.
-  W->send(Via, frame(H, PS), reinterpret_cast<const void *>(X.SrcPtr), X.Size,
-          [this, Id](const Status &S) {
-            if (S.ok())
-              return;
-            auto It = PeerPending.find(Id);
-            if (It == PeerPending.end())
-              return;
-            auto Done = std::move(It->second.second);
-            PeerPending.erase(It);
-            Reply Rep;
-            Rep.Code = kErrPeer;
-            Rep.Message = "copy to peer session failed: " + S.message();
-            Done(Rep);
-          });
-}
-
-void Session::onPeerReply(const Header &H, Reader &Body) {
-  auto It = PeerPending.find(H.RequestId);
-  if (It == PeerPending.end())
-    return;
-  Reply Rep;
-  if (!decodeBody(Body, Rep).ok()) {
-    Rep = Reply();
-    Rep.Code = kErrPeer;
-    Rep.Message = "malformed reply from peer session";
-  }
-  auto Done = std::move(It->second.second);
-  PeerPending.erase(It);
-  Done(Rep);
+  Status S =
+      Peers->copy(X, [this, Copy](const Reply &Rep) { complete(Copy, Rep); });
+  if (!S.ok())
+    return fail(R, kErrPeer, S.message());
 }
 
 void Session::onPeerError(Peer P, const Status &S) {
@@ -843,29 +781,7 @@ void Session::onPeerError(Peer P, const Status &S) {
     Stop = true;
     return;
   }
-  for (auto It = PeerEndpoints.begin(); It != PeerEndpoints.end(); ++It)
-    if (It->second.Control == P || It->second.Bulk == P) {
-      if (It->second.Bulk && It->second.Bulk != P)
-        W->closePeer(It->second.Bulk);
-      P = It->second.Control; // pending copies are keyed by the control ep
-      PeerEndpoints.erase(It);
-      break;
-    }
-  std::vector<std::function<void(const Reply &)>> Failed;
-  for (auto It = PeerPending.begin(); It != PeerPending.end();) {
-    if (It->second.first == P) {
-      Failed.push_back(std::move(It->second.second));
-      It = PeerPending.erase(It);
-    } else {
-      ++It;
-    }
-  }
-  for (auto &F : Failed) {
-    Reply Rep;
-    Rep.Code = kErrPeer;
-    Rep.Message = "peer session lost: " + S.message();
-    F(Rep);
-  }
+  Peers->onPeerError(P, S);
   W->closePeer(P);
 }
 
@@ -879,6 +795,7 @@ int Session::run() {
     return 1;
   }
   W = std::move(*Created);
+  Peers = std::make_unique<PeerLinks>(*W);
   if (Capture)
     Capture->setWake([this] { W->signal(); });
   W->setHandler([this](const uint8_t *C, size_t L, const BulkData &D, Peer F) {
