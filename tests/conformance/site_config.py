@@ -24,6 +24,11 @@
 import os
 import re
 import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+import lit_limits  # noqa: E402
 
 TARGET = "x86_64-pc-linux-gnu"  # the emulated DPU runs x86_64 device images
 
@@ -90,18 +95,8 @@ for var in ("OMPDPU_DEVICES", "OMPDPU_SERVER_PIDS", "LD_LIBRARY_PATH"):
     config.environment.pop(var, None)
 
 # --- limits: a time per test (lit needs psutil), two tests at a time ---------
-lit_config.parallelism_groups["ompdpu-conformance"] = 2
-config.parallelism_group = "ompdpu-conformance"
-_limit = int(config.conformance_timeout)
-_guard = ""
-supported, why = lit_config.maxIndividualTestTimeIsSupported
-if supported:
-    if not lit_config.maxIndividualTestTime:
-        lit_config.maxIndividualTestTime = _limit
-else:
-    lit_config.note("per-test timeout unavailable (%s); wrapping runs in `timeout %d`"
-                    % (why, _limit))
-    _guard = "timeout -k 10 %d " % _limit
+_guard = lit_limits.time_limit(lit_config, config, "ompdpu-conformance",
+                               int(config.conformance_timeout))
 
 # --- how programs run -------------------------------------------------------
 if mode == "ompdpu":

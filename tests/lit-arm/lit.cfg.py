@@ -18,8 +18,10 @@ import sys
 
 _here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, _here)
+sys.path.insert(0, os.path.dirname(_here))
 sys.dont_write_bytecode = True      # no __pycache__ in the source tree
 import armlit  # noqa: E402  (the test format; a module so that lit's workers can load it)
+import lit_limits  # noqa: E402
 
 if not hasattr(config, "ompdpu_arm_suite"):
     # No site config: the arm/ tests from the source tree, default paths.
@@ -82,18 +84,8 @@ config.environment["OMPDPU_TIMEOUT"] = os.environ.get("OMPDPU_TIMEOUT", "30")
 
 # --- limits: 300 s per test (emulated Arm cores; --param ompdpu_timeout=S), at most 2
 # tests at a time ------------------------------------------------------------------------
-lit_config.parallelism_groups["ompdpu-arm"] = 2
-config.parallelism_group = "ompdpu-arm"
-_time_limit = int(lit_config.params.get("ompdpu_timeout", 300))
-_run_prefix = ""
-supported, why = lit_config.maxIndividualTestTimeIsSupported
-if supported:
-    if not lit_config.maxIndividualTestTime:
-        lit_config.maxIndividualTestTime = _time_limit
-else:
-    lit_config.note("per-test timeout unavailable (%s); wrapping runs in `timeout %d`"
-                    % (why, _time_limit))
-    _run_prefix = "timeout -k 10 %d " % _time_limit
+_run_prefix = lit_limits.time_limit(
+    lit_config, config, "ompdpu-arm", int(lit_config.params.get("ompdpu_timeout", 300)))
 
 # --- the VM --------------------------------------------------------------------------
 vm_name = (lit_config.params.get("vm_name") or os.environ.get("OMPDPU_VM_NAME")

@@ -8,11 +8,15 @@
 #   python3 /usr/lib/llvm-14/build/utils/lit/lit.py -sv -j2 tests/lit   # both suites
 import os
 import shutil
+import sys
 
 import lit.formats
 import lit.util
 
 _here = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(_here))
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+import lit_limits  # noqa: E402
 
 if not hasattr(config, "ompdpu_bin_dir"):
     _src = os.path.dirname(os.path.dirname(_here))
@@ -76,19 +80,8 @@ if not _configured_from_site:
 
     # --- limits: 120 s per test (--param ompdpu_timeout=S), at most 2 tests at
     # a time (the machines have 2 cores) -------------------------------------
-    lit_config.parallelism_groups["ompdpu"] = 2
-    config.parallelism_group = "ompdpu"
-    _time_limit = int(lit_config.params.get("ompdpu_timeout", 120))
-    _run_prefix = ""
-    supported, why = lit_config.maxIndividualTestTimeIsSupported
-    if supported:
-        if not lit_config.maxIndividualTestTime:
-            lit_config.maxIndividualTestTime = _time_limit
-    else:
-        # No psutil: bound every program run instead (the compile cannot hang).
-        lit_config.note("per-test timeout unavailable (%s); wrapping runs in "
-                        "`timeout %d`" % (why, _time_limit))
-        _run_prefix = "timeout -k 10 %d " % _time_limit
+    _run_prefix = lit_limits.time_limit(
+        lit_config, config, "ompdpu", int(lit_config.params.get("ompdpu_timeout", 120)))
 
     # --- substitutions (order matters: longer names first) -----------------
     ompdpu = os.path.join(config.ompdpu_bin_dir, "ompdpu")
