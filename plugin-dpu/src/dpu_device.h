@@ -18,7 +18,6 @@
 #include <atomic>
 #include <condition_variable>
 #include <deque>
-#include <list>
 #include <memory>
 #include <mutex>
 #include <vector>

@@ -262,6 +262,15 @@ bool Output::decode(Reader &R) {
          R.getString(Bytes, kMaxBytes);
 }
 
+std::vector<uint8_t> outputFrame(uint8_t Stream, const char *Data, size_t Len) {
+  Output O;
+  O.Stream = Stream;
+  O.Bytes.assign(Data, Len);
+  Header H;
+  H.Type = MsgType::Output;
+  return frame(H, O);
+}
+
 void SessionExit::encode(Writer &W) const {
   W.put(Signal);
   W.put(ExitCode);

@@ -298,6 +298,9 @@ struct Output {
   bool decode(Reader &R);
 };
 
+/// A whole Output frame: Len (at most Output::kMaxBytes) bytes of Stream.
+std::vector<uint8_t> outputFrame(uint8_t Stream, const char *Data, size_t Len);
+
 struct SessionExit {
   int32_t Signal = 0;
   int32_t ExitCode = 0;

@@ -41,7 +41,7 @@ public:
   /// (and count against its room) until sent() says UCX has them.
   template <typename SendFn> void drain(size_t MaxPiece, SendFn Send);
   /// On the loop thread: the oldest Len bytes handed over of stream S have
-  /// left (UCX completed their send). Call inside handingOver().
+  /// left (UCX completed their send). Call while a HandOver lives.
   void sent(int S, size_t Len);
   /// Bytes handed over and not sent yet.
   bool inFlight() const { return InFlight != 0; }

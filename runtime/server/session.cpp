@@ -20,10 +20,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <deque>
-#include <map>
 #include <mutex>
 #include <sched.h>
-#include <sys/mman.h>
 #include <thread>
 #include <unistd.h>
 #include <unordered_map>
@@ -393,15 +391,10 @@ void Session::sendOutput(Peer To) {
     return;
   OutputCapture::HandOver H;
   auto Send = [&](int Stream, const char *Data, size_t Len) {
-    Output O;
-    O.Stream = static_cast<uint8_t>(Stream);
-    O.Bytes.assign(Data, Len);
-    Header F;
-    F.Type = MsgType::Output;
     // A piece's bytes leave the ring once UCX has them (sends on one
     // endpoint complete in order).
     W->send(
-        To, frame(F, O), nullptr, 0,
+        To, outputFrame(static_cast<uint8_t>(Stream), Data, Len), nullptr, 0,
         [this, Stream, Len](const Status &) { Capture->sent(Stream, Len); },
         /*NeedsAnswer=*/false);
   };
@@ -410,12 +403,9 @@ void Session::sendOutput(Peer To) {
       std::string Note = format("[ompdpu: %lu bytes of device output lost: "
                                 "the output buffer was full]\n",
                                 (unsigned long)N);
-      Output O;
-      O.Stream = static_cast<uint8_t>(S);
-      O.Bytes = Note;
-      Header F;
-      F.Type = MsgType::Output;
-      W->send(To, frame(F, O), nullptr, 0, nullptr, /*NeedsAnswer=*/false);
+      W->send(To,
+              outputFrame(static_cast<uint8_t>(S), Note.data(), Note.size()),
+              nullptr, 0, nullptr, /*NeedsAnswer=*/false);
     }
   Capture->drain(Output::kMaxBytes, Send);
 }

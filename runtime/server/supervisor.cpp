@@ -10,6 +10,7 @@
 #include "server/session.h"
 #include "transport/transport.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -391,12 +392,10 @@ void Supervisor::sendUnsentOutput(ClientRec &C) {
   for (int S = 0; S < 2; ++S) {
     std::string Rest = unsentOutput(Area->Streams[S]);
     for (size_t At = 0; At < Rest.size(); At += Output::kMaxBytes) {
-      Output O;
-      O.Stream = static_cast<uint8_t>(S + 1);
-      O.Bytes = Rest.substr(At, Output::kMaxBytes);
-      Header H;
-      H.Type = MsgType::Output;
-      W->send(C.Ep, frame(H, O), nullptr, 0, nullptr);
+      size_t Len = std::min(Output::kMaxBytes, Rest.size() - At);
+      W->send(C.Ep,
+              outputFrame(static_cast<uint8_t>(S + 1), Rest.data() + At, Len),
+              nullptr, 0, nullptr);
     }
   }
   munmap(Map, sizeof(OutputArea));
