@@ -43,6 +43,12 @@ const char *typeName(MsgType T) {
     return "Batch";
   case MsgType::Landed:
     return "Landed";
+  case MsgType::SessionSetup:
+    return "SessionSetup";
+  case MsgType::SessionReady:
+    return "SessionReady";
+  case MsgType::SessionCrash:
+    return "SessionCrash";
   }
   return "Unknown";
 }

@@ -40,25 +40,28 @@ constexpr size_t kMaxBody = 1 << 20;
 
 /// The kind of a frame.
 enum class MsgType : uint8_t {
-  Hello = 1,   ///< client -> supervisor: protocol range, client name
-  HelloReply,  ///< supervisor -> client: device facts and session address
-  Attach,      ///< client -> session: proves the client owns the session
-  Reply,       ///< any answer: status, a value, optional bulk data
-  Alloc,       ///< allocate device memory
-  Free,        ///< free device memory
-  Submit,      ///< host -> device copy; the bytes are the bulk data
-  Retrieve,    ///< device -> host copy; the reply carries the bytes
-  LoadImage,   ///< load a device image; the image is the bulk data
-  Run,         ///< run a kernel with pointer-sized arguments
-  ExchangeOut, ///< ask a session to push device bytes to a peer session
-  PeerSubmit,  ///< session -> session copy into the peer's memory
-  Ping,        ///< liveness check; answered with an empty Reply
-  Bye,         ///< orderly disconnect
-  SessionExit, ///< supervisor -> client: the session process ended
-  Batch,       ///< a queue's small copies in, kernel run and copies out
-  Landed,      ///< answered once a queue's operation has its in bytes placed
-  Output,      ///< session (or supervisor) -> client: what kernels printed
-  Last = Output
+  Hello = 1,    ///< client -> supervisor: protocol range, client name
+  HelloReply,   ///< supervisor -> client: device facts and session address
+  Attach,       ///< client -> session: proves the client owns the session
+  Reply,        ///< any answer: status, a value, optional bulk data
+  Alloc,        ///< allocate device memory
+  Free,         ///< free device memory
+  Submit,       ///< host -> device copy; the bytes are the bulk data
+  Retrieve,     ///< device -> host copy; the reply carries the bytes
+  LoadImage,    ///< load a device image; the image is the bulk data
+  Run,          ///< run a kernel with pointer-sized arguments
+  ExchangeOut,  ///< ask a session to push device bytes to a peer session
+  PeerSubmit,   ///< session -> session copy into the peer's memory
+  Ping,         ///< liveness check; answered with an empty Reply
+  Bye,          ///< orderly disconnect
+  SessionExit,  ///< supervisor -> client: the session process ended
+  Batch,        ///< a queue's small copies in, kernel run and copies out
+  Landed,       ///< answered once a queue's operation has its in bytes placed
+  Output,       ///< session (or supervisor) -> client: what kernels printed
+  SessionSetup, ///< supervisor -> session (its channel): the session's terms
+  SessionReady, ///< session -> supervisor: the session's worker address
+  SessionCrash, ///< session -> supervisor: dying of a signal in a kernel
+  Last = SessionCrash
 };
 
 /// Printable name of a message type ("Submit").

@@ -1,11 +1,13 @@
 //===- crash_report.cpp - Tell the supervisor why a session died ----------===//
 #include "server/crash_report.h"
 
+#include "protocol/session_channel.h"
 #include "server/output_capture.h"
 
 #include <csignal>
 #include <cstring>
 #include <initializer_list>
+#include <sys/socket.h>
 #include <unistd.h>
 
 namespace ompdpu::server {
@@ -13,29 +15,12 @@ namespace {
 int CrashFd = -1;
 thread_local const char *CurrentKernel = nullptr;
 
-void append(char *Buf, size_t &Len, size_t Cap, const char *S) {
-  while (*S && Len + 1 < Cap)
-    Buf[Len++] = *S++;
-}
-
 void onFatalSignal(int Sig) {
   // Only async-signal-safe calls here.
-  char Buf[600];
-  size_t Len = 0;
-  append(Buf, Len, sizeof(Buf), "CRASH ");
-  char Num[8];
-  int N = 0, S = Sig;
-  do {
-    Num[N++] = static_cast<char>('0' + S % 10);
-    S /= 10;
-  } while (S && N < 7);
-  while (N)
-    Buf[Len++] = Num[--N];
-  append(Buf, Len, sizeof(Buf), " ");
-  append(Buf, Len, sizeof(Buf), CurrentKernel ? CurrentKernel : "-");
-  append(Buf, Len, sizeof(Buf), "\n");
+  static uint8_t Buf[protocol::kMaxChannelFrame];
+  size_t Len = protocol::encodeCrashFrame(Buf, Sig, CurrentKernel);
   if (CrashFd >= 0) {
-    ssize_t Ignored = write(CrashFd, Buf, Len);
+    ssize_t Ignored = send(CrashFd, Buf, Len, MSG_NOSIGNAL);
     (void)Ignored;
   }
   OutputCapture::waitForHandOver();

@@ -3,8 +3,8 @@
 
 namespace ompdpu::server {
 
-/// Install handlers for fatal signals that write "CRASH <signo> <kernel>" to
-/// ControlFd (async-signal-safe) and then die of the same signal, so that
+/// Install handlers for fatal signals that send SessionCrash to ControlFd
+/// (async-signal-safe) and then die of the same signal, so that
 /// the supervisor can tell the client which kernel crashed and how.
 void installCrashReporter(int ControlFd);
 

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "common/log.h"
+#include "protocol/session_channel.h"
 #include "server/options.h"
 #include "server/session.h"
 #include "server/supervisor.h"
@@ -33,13 +34,6 @@ static void progressMpi() {
 }
 #endif
 
-static uint64_t takeEnvNumber(const char *Name) {
-  const char *V = std::getenv(Name);
-  uint64_t N = V ? std::strtoull(V, nullptr, 10) : 0;
-  unsetenv(Name); // kernels have no business seeing the session's secrets
-  return N;
-}
-
 int main(int Argc, char **Argv) {
   setLogPrefix("ompdpu-server");
   for (int K = 1; K < Argc; ++K)
@@ -58,19 +52,23 @@ int main(int Argc, char **Argv) {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() == 1)
       return 1;
+    protocol::SessionSetup Setup;
+    if (Status St = protocol::receiveChannelMessage(
+            Opts->ControlFd, protocol::MsgType::SessionSetup, Setup,
+            /*TimeoutMs=*/10000);
+        !St.ok()) {
+      log(LogLevel::Error, "session: %s", St.message().c_str());
+      return 1;
+    }
     SessionOptions S;
     S.ControlFd = Opts->ControlFd;
-    if (const char *Fd = std::getenv("OMPDPU_SESSION_OUTPUT_FD"))
-      S.OutputFd = std::atoi(Fd);
-    unsetenv("OMPDPU_SESSION_OUTPUT_FD");
-    S.Token = takeEnvNumber("OMPDPU_SESSION_TOKEN");
-    S.MemoryLimit = takeEnvNumber("OMPDPU_SESSION_MEMORY");
-    S.Cores = static_cast<unsigned>(takeEnvNumber("OMPDPU_SESSION_CORES"));
-    S.SpinMicros = Opts->SpinMicros;
-    S.SharedCores = Opts->SharedCores;
-    if (const char *T = std::getenv("OMPDPU_SESSION_TLS"))
-      S.Transports = T;
-    unsetenv("OMPDPU_SESSION_TLS");
+    S.OutputFd = Setup.OutputFd;
+    S.Token = Setup.Token;
+    S.MemoryLimit = Setup.MemoryLimit;
+    S.Cores = Setup.Cores;
+    S.SpinMicros = Setup.SpinMicros;
+    S.SharedCores = Setup.SharedCores;
+    S.Transports = Setup.Transports;
     if (S.Cores && !std::getenv("OMP_NUM_THREADS"))
       setenv("OMP_NUM_THREADS", std::to_string(S.Cores).c_str(), 1);
     setLogPrefix("ompdpu-server[session]");

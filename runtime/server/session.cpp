@@ -4,6 +4,7 @@
 #include "common/fifo.h"
 #include "common/log.h"
 #include "protocol/messages.h"
+#include "protocol/session_channel.h"
 #include "server/crash_report.h"
 #include "server/device_memory.h"
 #include "server/executor.h"
@@ -794,18 +795,15 @@ int Session::run() {
   W->setPeerErrorHandler(
       [this](Peer P, const Status &S) { onPeerError(P, S); });
 
-  // Tell the supervisor where to find us: "ADDR <hex>\n".
-  std::vector<uint8_t> Addr = W->address();
-  std::string Line = "ADDR ";
-  static const char *Hex = "0123456789abcdef";
-  for (uint8_t B : Addr) {
-    Line += Hex[B >> 4];
-    Line += Hex[B & 15];
-  }
-  Line += "\n";
-  if (write(Opts.ControlFd, Line.data(), Line.size()) !=
-      static_cast<ssize_t>(Line.size()))
+  // Tell the supervisor where to find us.
+  SessionReady Ready;
+  Ready.Address = W->address();
+  Header RH;
+  RH.Type = MsgType::SessionReady;
+  if (Status S = sendChannelFrame(Opts.ControlFd, frame(RH, Ready)); !S.ok()) {
+    log(LogLevel::Error, "session: %s", S.message().c_str());
     return 1;
+  }
 
   {
     std::lock_guard<std::mutex> F(FollowM);

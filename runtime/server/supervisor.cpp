@@ -5,6 +5,7 @@
 #include "common/elf_image.h"
 #include "common/log.h"
 #include "protocol/messages.h"
+#include "protocol/session_channel.h"
 #include "server/image_loader.h"
 #include "server/output_ring.h"
 #include "server/session.h"
@@ -20,6 +21,7 @@
 #include <poll.h>
 #include <sys/mman.h>
 #include <sys/random.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
@@ -55,8 +57,8 @@ struct ClientRec {
   Peer Ep = nullptr;
   pid_t Pid = -1;
   int CtlFd = -1;
-  std::string CtlBuf;
-  int OutputFd = -1; ///< the session's output area (output_ring.h)
+  std::string CrashKernel; ///< the kernel a SessionCrash named
+  int OutputFd = -1;       ///< the session's output area (output_ring.h)
   bool Gone = false;
   // MPI mode: the session runs on a thread of this process.
   std::unique_ptr<std::thread> Thread;
@@ -208,8 +210,8 @@ void Supervisor::onHello(Peer From, const Header &H, Reader &Body) {
 Status Supervisor::spawnSession(ClientRec &C, uint64_t Token,
                                 std::vector<uint8_t> &Addr) {
   int Fds[2];
-  if (pipe2(Fds, O_CLOEXEC) != 0)
-    return Status::error(format("pipe: %s", std::strerror(errno)));
+  if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, Fds) != 0)
+    return Status::error(format("socketpair: %s", std::strerror(errno)));
   if (Opts.Mpi)
     return startInProcessSession(C, Token, Addr, Fds);
   int OutFd = memfd_create("ompdpu-output", MFD_CLOEXEC);
@@ -233,16 +235,7 @@ Status Supervisor::spawnSession(ClientRec &C, uint64_t Token,
     dup2(Fds[1], 3);
     dup2(OutFd, 4);
     close_range(5, ~0U, 0);
-    setenv("OMPDPU_SESSION_OUTPUT_FD", "4", 1);
-    setenv("OMPDPU_SESSION_TOKEN", std::to_string(Token).c_str(), 1);
-    setenv("OMPDPU_SESSION_MEMORY", std::to_string(Opts.Memory).c_str(), 1);
-    setenv("OMPDPU_SESSION_CORES", std::to_string(Cores).c_str(), 1);
-    setenv("OMPDPU_SESSION_TLS", SessionTransports.c_str(), 1);
-    std::string Spin = std::to_string(static_cast<long>(Opts.SpinMicros));
-    // Without --shared-cores the list simply ends one entry earlier.
-    const char *Shared = Opts.SharedCores ? "--shared-cores" : nullptr;
-    const char *Args[] = {SelfExe,     "--session",  "--control-fd", "3",
-                          "--spin-us", Spin.c_str(), Shared,         nullptr};
+    const char *Args[] = {SelfExe, "--session", "--control-fd", "3", nullptr};
     signal(SIGCHLD, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
     signal(SIGINT, SIG_DFL);
@@ -254,6 +247,20 @@ Status Supervisor::spawnSession(ClientRec &C, uint64_t Token,
   C.CtlFd = Fds[0];
   C.OutputFd = OutFd;
   Sessions[Pid] = C.Ep;
+  // Its terms travel on the channel, not in its environment or arguments,
+  // where other processes of the user could read the token.
+  SessionSetup Setup;
+  Setup.Token = Token;
+  Setup.MemoryLimit = Opts.Memory;
+  Setup.Cores = Cores;
+  Setup.SpinMicros = static_cast<uint32_t>(Opts.SpinMicros);
+  Setup.SharedCores = Opts.SharedCores;
+  Setup.OutputFd = 4;
+  Setup.Transports = SessionTransports;
+  Header SH;
+  SH.Type = MsgType::SessionSetup;
+  if (Status S = sendChannelFrame(C.CtlFd, frame(SH, Setup)); !S.ok())
+    return S;
   return readSessionAddress(C, Addr);
 }
 
@@ -293,46 +300,26 @@ Status Supervisor::startInProcessSession(ClientRec &C, uint64_t Token,
 
 Status Supervisor::readSessionAddress(ClientRec &C,
                                       std::vector<uint8_t> &Addr) {
-  // Wait (bounded) for the session's address line.
-  auto Deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (C.CtlBuf.find('\n') == std::string::npos) {
-    int Left =
-        static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(
-                             Deadline - std::chrono::steady_clock::now())
-                             .count());
-    if (Left <= 0)
-      return Status::error("session did not start within 10 s");
-    pollfd P{C.CtlFd, POLLIN, 0};
-    if (poll(&P, 1, Left) <= 0)
-      continue;
-    char Buf[4096];
-    ssize_t N = read(C.CtlFd, Buf, sizeof(Buf));
-    if (N <= 0)
-      return Status::error("session exited during start-up");
-    C.CtlBuf.append(Buf, N);
-  }
-  size_t Nl = C.CtlBuf.find('\n');
-  std::string Line = C.CtlBuf.substr(0, Nl);
-  C.CtlBuf.erase(0, Nl + 1);
-  if (Line.rfind("ADDR ", 0) != 0 || Line.size() % 2 != 1)
-    return Status::error("session sent a malformed address");
-  Addr.clear();
-  for (size_t K = 5; K + 1 < Line.size(); K += 2)
-    Addr.push_back(
-        static_cast<uint8_t>(std::stoi(Line.substr(K, 2), nullptr, 16)));
-  fcntl(C.CtlFd, F_SETFL, fcntl(C.CtlFd, F_GETFL) | O_NONBLOCK);
+  SessionReady Ready;
+  if (Status S = receiveChannelMessage(C.CtlFd, MsgType::SessionReady, Ready,
+                                       /*TimeoutMs=*/10000);
+      !S.ok())
+    return S.withContext("session did not start");
+  Addr = std::move(Ready.Address);
   return Status();
 }
 
 void Supervisor::readControl(ClientRec &C) {
   if (C.CtlFd < 0)
     return;
-  char Buf[4096];
-  for (;;) {
-    ssize_t N = read(C.CtlFd, Buf, sizeof(Buf));
-    if (N <= 0)
-      break;
-    C.CtlBuf.append(Buf, N);
+  bool Closed = false;
+  for (const ChannelFrame &F : drainChannel(C.CtlFd, Closed)) {
+    SessionCrash Crash;
+    if (F.Type == MsgType::SessionCrash && decodeChannelFrame(F, Crash))
+      C.CrashKernel = Crash.Kernel;
+    else
+      log(LogLevel::Warning, "client %u: unexpected %s from its session", C.Id,
+          typeName(F.Type));
   }
 }
 
@@ -347,15 +334,7 @@ void Supervisor::onSessionExit(pid_t Pid, int WStatus) {
     return;
   ClientRec &C = CIt->second;
   readControl(C);
-  std::string Kernel;
-  size_t At = C.CtlBuf.find("CRASH ");
-  if (At != std::string::npos) {
-    std::string Line = C.CtlBuf.substr(At + 6);
-    Line = Line.substr(0, Line.find('\n'));
-    size_t Sp = Line.find(' ');
-    if (Sp != std::string::npos && Line.substr(Sp + 1) != "-")
-      Kernel = Line.substr(Sp + 1);
-  }
+  const std::string &Kernel = C.CrashKernel;
   SessionExit X;
   if (WIFSIGNALED(WStatus)) {
     X.Signal = WTERMSIG(WStatus);
@@ -508,7 +487,7 @@ int Supervisor::run() {
         Where.c_str(), isaName(nativeMachine()), Cores,
         Opts.Memory / double(1ull << 30));
   if (Opts.ReadyFd >= 0) {
-    std::string Line = "LISTENING " + Where + "\n";
+    std::string Line = formatReadyLine({Addr->Host, *Port});
     ssize_t Ignored = write(Opts.ReadyFd, Line.data(), Line.size());
     (void)Ignored;
     close(Opts.ReadyFd);

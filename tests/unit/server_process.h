@@ -3,6 +3,7 @@
 #pragma once
 
 #include "common/config.h"
+#include "protocol/session_channel.h"
 
 #include <csignal>
 #include <fcntl.h>
@@ -39,9 +40,10 @@ public:
       Line.append(Buf, N);
     }
     close(Fds[0]);
-    ASSERT_EQ(Line.rfind("LISTENING 127.0.0.1:", 0), 0u) << Line;
-    Addr.Host = "127.0.0.1";
-    Addr.Port = static_cast<uint16_t>(std::stoi(Line.substr(20)));
+    auto Ready = protocol::parseReadyLine(Line);
+    ASSERT_TRUE(static_cast<bool>(Ready)) << Ready.status().message();
+    Addr.Host = Ready->Host;
+    Addr.Port = Ready->Port;
   }
   /// Stop it (SIGTERM) unless a test already did.
   void stop() {

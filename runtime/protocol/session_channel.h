@@ -1,0 +1,91 @@
+//===- session_channel.h - Supervisor <-> session messages ------*- C++ -*-===//
+//
+// A session process and the supervisor that started it talk over a
+// SOCK_SEQPACKET socket pair (one frame per packet), in frames like every
+// other message: the supervisor sends SessionSetup, the session answers
+// SessionReady with its worker's address, and a crashing session sends
+// SessionCrash from its signal handler. The supervisor's readiness line for
+// scripts (--ready-fd) is defined here too. See PROTOCOL.md.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "common/status.h"
+#include "protocol/messages.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ompdpu::protocol {
+
+/// What a new session needs from its supervisor.
+struct SessionSetup {
+  uint64_t Token = 0;       ///< secret the client must present
+  uint64_t MemoryLimit = 0; ///< bytes of device memory the client may hold
+  uint32_t Cores = 1;       ///< cores kernels may use
+  uint32_t SpinMicros = 0;  ///< busy-poll time before sleeping
+  uint8_t SharedCores = 0;  ///< yield after every poll
+  int32_t OutputFd = -1;    ///< the inherited output area (-1: none)
+  std::string Transports;   ///< UCX_TLS for the session ("": UCX's choice)
+  void encode(Writer &W) const;
+  bool decode(Reader &R);
+};
+
+/// The session is listening: its worker's packed address.
+struct SessionReady {
+  std::vector<uint8_t> Address;
+  void encode(Writer &W) const;
+  bool decode(Reader &R);
+};
+
+/// The session is dying of Signal while it ran Kernel ("": none).
+struct SessionCrash {
+  int32_t Signal = 0;
+  std::string Kernel;
+  void encode(Writer &W) const;
+  bool decode(Reader &R);
+};
+
+/// Largest frame on the channel (a SessionCrash with a long kernel name is
+/// cut to fit).
+constexpr size_t kMaxChannelFrame = 4096;
+
+/// A SessionCrash frame built in Buf (kMaxChannelFrame bytes) without
+/// allocating, for a signal handler; returns its length.
+size_t encodeCrashFrame(uint8_t *Buf, int32_t Signal, const char *Kernel);
+
+/// Send one frame on the channel.
+Status sendChannelFrame(int Fd, const std::vector<uint8_t> &Frame);
+
+/// Wait up to TimeoutMs (-1: no limit) for the next frame and decode it as
+/// a T; an error names what came instead or why nothing came.
+template <typename T>
+Status receiveChannelMessage(int Fd, MsgType Type, T &Out, int TimeoutMs);
+
+/// One frame read from the channel without waiting: Type and the raw body.
+struct ChannelFrame {
+  MsgType Type = MsgType::Ping;
+  std::vector<uint8_t> Body;
+};
+/// Every frame waiting on a non-blocking channel; sets Closed at its end.
+std::vector<ChannelFrame> drainChannel(int Fd, bool &Closed);
+
+/// Decode a frame taken with drainChannel.
+template <typename T> bool decodeChannelFrame(const ChannelFrame &F, T &Out) {
+  Reader R(F.Body.data(), F.Body.size());
+  return decodeBody(R, Out).ok();
+}
+
+/// The line a supervisor writes to --ready-fd once it accepts clients:
+/// "LISTENING <host>:<port>\n".
+struct ReadyLine {
+  std::string Host;
+  uint16_t Port = 0;
+  std::string address() const { return Host + ":" + std::to_string(Port); }
+};
+std::string formatReadyLine(const ReadyLine &L);
+/// Parse a readiness line (with or without its newline).
+Expected<ReadyLine> parseReadyLine(const std::string &Line);
+
+} // namespace ompdpu::protocol
