@@ -1,10 +1,9 @@
-//===- transport.h - Active messages and bulk data over UCX -----*- C++ -*-===//
+//===- transport.h - Active messages and bulk data --------------*- C++ -*-===//
 //
-// The only place that knows UCX. Above it, a Peer is an opaque handle, a
-// message is a control frame plus optional bulk data, and bulk data can be
-// landed straight into its destination buffer (UCX rendezvous: zero copy).
-// Following UCX's ucp_client_server.c, listener callbacks only queue the
-// connection request; endpoints are created from the progress loop.
+// The seam between the layers above and UCX, the only code that knows UCX
+// (ucx_worker.cpp). Above it, a Peer is an opaque handle, a message is a
+// control frame plus optional bulk data, and bulk data can be landed
+// straight into its destination buffer (UCX rendezvous: zero copy).
 //
 // A Worker is not thread-safe: callers serialise access (the plugin with a
 // mutex per device, the server by owning it from one thread).
@@ -58,10 +57,12 @@ inline const char *sessionTransports(bool SameHost) {
   return SameHost ? "sm,self" : "";
 }
 
-/// One UCX context and worker, with the active-message handler installed.
+/// What the layers above need of a transport: active messages with bulk
+/// data, landed in place. UcxWorker (ucx_worker.cpp) is the implementation;
+/// MemoryNetwork (memory_worker.h) an in-memory one for unit tests.
 class Worker {
 public:
-  /// Create a context and worker.
+  /// Create a UCX context and worker.
   /// Transports, when given, restricts UCX to them (UCX_TLS syntax): peers on
   /// the same machine use "sm,self", so that no TCP interface is polled.
   /// With SenderCopies, large messages this worker sends are pushed by it
@@ -69,7 +70,7 @@ public:
   /// the receiver: the DPU side does the copying in both directions.
   static Expected<std::unique_ptr<Worker>>
   create(const std::string &Transports = "", bool SenderCopies = false);
-  ~Worker();
+  virtual ~Worker() = default;
   Worker(const Worker &) = delete;
   Worker &operator=(const Worker &) = delete;
 
@@ -80,63 +81,61 @@ public:
 
   /// Listen on Addr (port 0: any free port); returns the bound port.
   /// Accepted peers are reported through OnAccept from progress().
-  Expected<uint16_t> listen(const SockAddress &Addr,
-                            std::function<void(Peer)> OnAccept);
+  virtual Expected<uint16_t> listen(const SockAddress &Addr,
+                                    std::function<void(Peer)> OnAccept) = 0;
   /// Connect to a listener. Failures arrive later through the error handler.
-  Expected<Peer> connect(const SockAddress &Addr);
+  virtual Expected<Peer> connect(const SockAddress &Addr) = 0;
   /// Connect to a worker by its packed address. Without DetectPeerFailure
   /// UCX may use transports that cannot report a dead peer (on one host:
   /// cma, the zero-copy shared-memory path); use such endpoints only beside
   /// one that detects failures.
-  Expected<Peer> connectToWorker(const std::vector<uint8_t> &Address,
-                                 bool DetectPeerFailure = true);
+  virtual Expected<Peer> connectToWorker(const std::vector<uint8_t> &Address,
+                                         bool DetectPeerFailure = true) = 0;
   /// This worker's packed address.
-  std::vector<uint8_t> address() const;
+  virtual std::vector<uint8_t> address() const = 0;
   /// Close a peer without waiting for outstanding operations.
-  void closePeer(Peer P);
-  /// UCX's description of the endpoint (lanes, transports, protocol
-  /// thresholds): shows which transport carries bulk data, e.g. cma.
-  std::string describe(Peer P) const;
+  virtual void closePeer(Peer P) = 0;
+  /// The transport's description of the endpoint (lanes, transports,
+  /// protocol thresholds): shows which transport carries bulk data.
+  virtual std::string describe(Peer P) const = 0;
 
-  /// Send a message only if UCX can take it at once (small messages, the
-  /// hot path: no request, no allocation); true when it left. False asks
-  /// the caller to use send(), which also reports errors. Without
-  /// NeedsAnswer the receiver gets no sender endpoint (8 bytes less on the
-  /// wire, no endpoint lookup): for replies.
-  bool trySend(Peer To, const void *Ctrl, size_t CtrlLen, const void *Data,
-               size_t Len, bool NeedsAnswer = true);
+  /// Send a message only if it can leave at once (small messages, the hot
+  /// path: no request, no allocation); true when it left. False asks the
+  /// caller to use send(), which also reports errors. Without NeedsAnswer
+  /// the receiver gets no sender endpoint (8 bytes less on the wire, no
+  /// endpoint lookup): for replies.
+  virtual bool trySend(Peer To, const void *Ctrl, size_t CtrlLen,
+                       const void *Data, size_t Len,
+                       bool NeedsAnswer = true) = 0;
   /// Send a control frame and optional bulk data (Data must stay valid until
   /// Done runs). Done may run before send() returns.
-  void send(Peer To, const std::vector<uint8_t> &Ctrl, const void *Data,
-            size_t Len, Completion Done, bool NeedsAnswer = true);
+  virtual void send(Peer To, const std::vector<uint8_t> &Ctrl, const void *Data,
+                    size_t Len, Completion Done, bool NeedsAnswer = true) = 0;
   /// Land bulk data in Dst (Dst must hold Data.Length bytes); zero copy for
   /// rendezvous data. Done may run before receive() returns.
-  void receive(const BulkData &Data, void *Dst, Completion Done);
+  virtual void receive(const BulkData &Data, void *Dst, Completion Done) = 0;
   /// Drop bulk data that was kept but will not be received.
-  void release(const BulkData &Data);
+  virtual void release(const BulkData &Data) = 0;
 
   /// Make progress; returns nonzero when something happened.
-  unsigned progress();
+  virtual unsigned progress() = 0;
   /// Block until there is something to progress, a signal(), or TimeoutMs.
-  void wait(int TimeoutMs);
+  virtual void wait(int TimeoutMs) = 0;
   /// Wake a thread blocked in wait() (thread-safe).
-  void signal();
+  virtual void signal() = 0;
   /// For callers that poll several descriptors: arm the worker's event fd;
   /// false means events are already pending (progress instead of sleeping).
-  bool arm();
+  virtual bool arm() = 0;
   /// The descriptor that becomes readable when the worker has work.
-  int eventFd() const;
+  virtual int eventFd() const = 0;
   /// Number of operations still in flight.
   size_t inFlight() const { return Pending; }
 
-private:
+protected:
   Worker() = default;
-  struct Impl;
-  std::unique_ptr<Impl> I;
   MessageHandler Handler;
   PeerErrorHandler OnPeerError;
   size_t Pending = 0;
-  friend struct WorkerCallbacks;
 };
 
 } // namespace ompdpu::transport

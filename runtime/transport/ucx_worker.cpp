@@ -17,6 +17,8 @@
 
 namespace ompdpu::transport {
 
+class UcxWorker;
+
 namespace {
 /// Frames up to this size without bulk data are sent as the message's data
 /// (kAmIdFrame). Well under UCX's eager limit: such a frame never arrives by
@@ -36,7 +38,7 @@ Status ucsError(const char *What, ucs_status_t S) {
 struct Operation {
   std::vector<uint8_t> Ctrl;
   Completion Done;
-  Worker *Owner = nullptr;
+  UcxWorker *Owner = nullptr;
 };
 
 Expected<sockaddr_storage> resolve(const SockAddress &A, socklen_t &Len) {
@@ -59,7 +61,7 @@ Expected<sockaddr_storage> resolve(const SockAddress &A, socklen_t &Len) {
 }
 } // namespace
 
-struct Worker::Impl {
+struct UcxWorkerState {
   ucp_context_h Ctx = nullptr;
   ucp_worker_h W = nullptr;
   ucp_listener_h Listener = nullptr;
@@ -72,6 +74,41 @@ struct Worker::Impl {
   std::vector<std::unique_ptr<Operation>> SpareOps;
 };
 
+/// The UCX implementation: one context and worker, with the active-message
+/// handlers installed. Following UCX's ucp_client_server.c, listener
+/// callbacks only queue the connection request; endpoints are created from
+/// the progress loop.
+class UcxWorker final : public Worker {
+public:
+  UcxWorker() : I(std::make_unique<UcxWorkerState>()) {}
+  static Expected<std::unique_ptr<Worker>> create(const std::string &Transports,
+                                                  bool SenderCopies);
+  ~UcxWorker() override;
+  Expected<uint16_t> listen(const SockAddress &Addr,
+                            std::function<void(Peer)> OnAccept) override;
+  Expected<Peer> connect(const SockAddress &Addr) override;
+  Expected<Peer> connectToWorker(const std::vector<uint8_t> &Address,
+                                 bool DetectPeerFailure) override;
+  std::vector<uint8_t> address() const override;
+  void closePeer(Peer P) override;
+  std::string describe(Peer P) const override;
+  bool trySend(Peer To, const void *Ctrl, size_t CtrlLen, const void *Data,
+               size_t Len, bool NeedsAnswer) override;
+  void send(Peer To, const std::vector<uint8_t> &Ctrl, const void *Data,
+            size_t Len, Completion Done, bool NeedsAnswer) override;
+  void receive(const BulkData &Data, void *Dst, Completion Done) override;
+  void release(const BulkData &Data) override;
+  unsigned progress() override;
+  void wait(int TimeoutMs) override;
+  void signal() override;
+  bool arm() override;
+  int eventFd() const override;
+
+private:
+  std::unique_ptr<UcxWorkerState> I;
+  friend struct WorkerCallbacks;
+};
+
 /// Static trampolines from UCX's C callbacks into the Worker.
 struct WorkerCallbacks {
   /// The sender's endpoint, when it asked for an answer.
@@ -80,7 +117,7 @@ struct WorkerCallbacks {
                ? Param->reply_ep
                : nullptr;
   }
-  static Operation *start(Worker *Owner, Completion Done) {
+  static Operation *start(UcxWorker *Owner, Completion Done) {
     std::unique_ptr<Operation> Op;
     auto &Spare = Owner->I->SpareOps;
     if (Spare.empty()) {
@@ -95,7 +132,7 @@ struct WorkerCallbacks {
     return Op.release();
   }
   static void finish(Operation *Op, const Status &S) {
-    Worker *Owner = Op->Owner;
+    UcxWorker *Owner = Op->Owner;
     --Owner->Pending;
     Completion Done = std::move(Op->Done);
     Op->Done = nullptr;
@@ -110,7 +147,7 @@ struct WorkerCallbacks {
   static ucs_status_t onMessage(void *Arg, const void *Header, size_t HLen,
                                 void *Data, size_t Len,
                                 const ucp_am_recv_param_t *Param) {
-    auto *Self = static_cast<Worker *>(Arg);
+    auto *Self = static_cast<UcxWorker *>(Arg);
     BulkData B;
     if (Len) {
       B.Desc = Data;
@@ -130,7 +167,7 @@ struct WorkerCallbacks {
   /// during the call.
   static ucs_status_t onFrame(void *Arg, const void *, size_t, void *Data,
                               size_t Len, const ucp_am_recv_param_t *Param) {
-    auto *Self = static_cast<Worker *>(Arg);
+    auto *Self = static_cast<UcxWorker *>(Arg);
     if (Param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) {
       // Not what a peer sends here: drop it, releasing UCX's descriptor.
       ucp_am_data_release(Self->I->W, Data);
@@ -154,20 +191,19 @@ struct WorkerCallbacks {
     ucp_request_free(Req);
   }
   static void onPeerError(void *Arg, ucp_ep_h Ep, ucs_status_t S) {
-    auto *Self = static_cast<Worker *>(Arg);
+    auto *Self = static_cast<UcxWorker *>(Arg);
     if (Self->OnPeerError)
       Self->OnPeerError(Ep, Status::error(codeOf(S), ucs_status_string(S)));
   }
   static void onConnRequest(ucp_conn_request_h Req, void *Arg) {
-    static_cast<Worker::Impl *>(Arg)->ConnRequests.push_back(Req);
+    static_cast<UcxWorkerState *>(Arg)->ConnRequests.push_back(Req);
   }
 };
 
-Expected<std::unique_ptr<Worker>> Worker::create(const std::string &Transports,
-                                                 bool SenderCopies) {
-  std::unique_ptr<Worker> Self(new Worker());
-  Self->I = std::make_unique<Impl>();
-  Impl &I = *Self->I;
+Expected<std::unique_ptr<Worker>>
+UcxWorker::create(const std::string &Transports, bool SenderCopies) {
+  auto Self = std::make_unique<UcxWorker>();
+  UcxWorkerState &I = *Self->I;
 
   ucp_config_t *Config = nullptr;
   ucs_status_t S = ucp_config_read(nullptr, nullptr, &Config);
@@ -233,10 +269,15 @@ Expected<std::unique_ptr<Worker>> Worker::create(const std::string &Transports,
                 UCP_AM_FLAG_WHOLE_MSG);
   if (S != UCS_OK)
     return ucsError("cannot install active-message handler", S);
-  return Self;
+  return std::unique_ptr<Worker>(std::move(Self));
 }
 
-Worker::~Worker() {
+Expected<std::unique_ptr<Worker>> Worker::create(const std::string &Transports,
+                                                 bool SenderCopies) {
+  return UcxWorker::create(Transports, SenderCopies);
+}
+
+UcxWorker::~UcxWorker() {
   if (!I)
     return;
   // Pending requests are refused while their listener still exists.
@@ -254,8 +295,8 @@ Worker::~Worker() {
     ucp_cleanup(I->Ctx);
 }
 
-Expected<uint16_t> Worker::listen(const SockAddress &Addr,
-                                  std::function<void(Peer)> OnAccept) {
+Expected<uint16_t> UcxWorker::listen(const SockAddress &Addr,
+                                     std::function<void(Peer)> OnAccept) {
   socklen_t Len = 0;
   auto SS = resolve(Addr, Len);
   if (!SS)
@@ -283,7 +324,7 @@ Expected<uint16_t> Worker::listen(const SockAddress &Addr,
   return ntohs(reinterpret_cast<sockaddr_in *>(&A.sockaddr)->sin_port);
 }
 
-static void fillErrorHandling(ucp_ep_params_t &EP, Worker *Self,
+static void fillErrorHandling(ucp_ep_params_t &EP, UcxWorker *Self,
                               bool DetectPeerFailure = true) {
   EP.field_mask |=
       UCP_EP_PARAM_FIELD_ERR_HANDLER | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE;
@@ -293,7 +334,7 @@ static void fillErrorHandling(ucp_ep_params_t &EP, Worker *Self,
   EP.err_handler.arg = Self;
 }
 
-Expected<Peer> Worker::connect(const SockAddress &Addr) {
+Expected<Peer> UcxWorker::connect(const SockAddress &Addr) {
   socklen_t Len = 0;
   auto SS = resolve(Addr, Len);
   if (!SS)
@@ -311,8 +352,8 @@ Expected<Peer> Worker::connect(const SockAddress &Addr) {
   return Peer(Ep);
 }
 
-Expected<Peer> Worker::connectToWorker(const std::vector<uint8_t> &Address,
-                                       bool DetectPeerFailure) {
+Expected<Peer> UcxWorker::connectToWorker(const std::vector<uint8_t> &Address,
+                                          bool DetectPeerFailure) {
   if (Address.empty())
     return Status::error("empty worker address");
   ucp_ep_params_t EP{};
@@ -326,7 +367,7 @@ Expected<Peer> Worker::connectToWorker(const std::vector<uint8_t> &Address,
   return Peer(Ep);
 }
 
-std::vector<uint8_t> Worker::address() const {
+std::vector<uint8_t> UcxWorker::address() const {
   ucp_address_t *A = nullptr;
   size_t Len = 0;
   if (ucp_worker_get_address(I->W, &A, &Len) != UCS_OK)
@@ -337,7 +378,7 @@ std::vector<uint8_t> Worker::address() const {
   return Out;
 }
 
-std::string Worker::describe(Peer P) const {
+std::string UcxWorker::describe(Peer P) const {
   char *Buf = nullptr;
   size_t Len = 0;
   FILE *F = open_memstream(&Buf, &Len);
@@ -350,7 +391,7 @@ std::string Worker::describe(Peer P) const {
   return Out;
 }
 
-void Worker::closePeer(Peer P) {
+void UcxWorker::closePeer(Peer P) {
   if (!P)
     return;
   ucp_request_param_t RP{};
@@ -361,8 +402,8 @@ void Worker::closePeer(Peer P) {
     I->Closing.push_back(R);
 }
 
-bool Worker::trySend(Peer To, const void *Ctrl, size_t CtrlLen,
-                     const void *Data, size_t Len, bool NeedsAnswer) {
+bool UcxWorker::trySend(Peer To, const void *Ctrl, size_t CtrlLen,
+                        const void *Data, size_t Len, bool NeedsAnswer) {
   // A small frame without bulk data travels as the message's data, not as
   // its header, under its own id (kAmIdFrame, received without a copy):
   // UCX 1.13 on shared memory carries a header-less message faster
@@ -385,8 +426,9 @@ bool Worker::trySend(Peer To, const void *Ctrl, size_t CtrlLen,
   return R == nullptr;
 }
 
-void Worker::send(Peer To, const std::vector<uint8_t> &Ctrl, const void *Data,
-                  size_t Len, Completion Done, bool NeedsAnswer) {
+void UcxWorker::send(Peer To, const std::vector<uint8_t> &Ctrl,
+                     const void *Data, size_t Len, Completion Done,
+                     bool NeedsAnswer) {
   Operation *Op = WorkerCallbacks::start(this, std::move(Done));
   Op->Ctrl.assign(Ctrl.begin(), Ctrl.end()); // UCX may read it until Done
   ucp_request_param_t RP{};
@@ -404,7 +446,7 @@ void Worker::send(Peer To, const std::vector<uint8_t> &Ctrl, const void *Data,
     WorkerCallbacks::finish(Op, ucsError("send failed", UCS_PTR_STATUS(R)));
 }
 
-void Worker::receive(const BulkData &Data, void *Dst, Completion Done) {
+void UcxWorker::receive(const BulkData &Data, void *Dst, Completion Done) {
   if (!Data.Rendezvous) {
     if (Data.Length)
       std::memcpy(Dst, Data.Desc, Data.Length);
@@ -427,12 +469,12 @@ void Worker::receive(const BulkData &Data, void *Dst, Completion Done) {
     WorkerCallbacks::finish(Op, ucsError("receive failed", UCS_PTR_STATUS(R)));
 }
 
-void Worker::release(const BulkData &Data) {
+void UcxWorker::release(const BulkData &Data) {
   if (Data.Desc && (Data.Rendezvous || Data.Persistent))
     ucp_am_data_release(I->W, Data.Desc);
 }
 
-unsigned Worker::progress() {
+unsigned UcxWorker::progress() {
   unsigned N = ucp_worker_progress(I->W);
   while (!I->ConnRequests.empty()) {
     ucp_conn_request_h Req = I->ConnRequests.front();
@@ -458,7 +500,7 @@ unsigned Worker::progress() {
   return N;
 }
 
-void Worker::wait(int TimeoutMs) {
+void UcxWorker::wait(int TimeoutMs) {
   ucs_status_t S = ucp_worker_arm(I->W);
   if (S == UCS_ERR_BUSY)
     return; // events are pending: progress now
@@ -466,10 +508,10 @@ void Worker::wait(int TimeoutMs) {
   poll(&P, 1, TimeoutMs);
 }
 
-void Worker::signal() { ucp_worker_signal(I->W); }
+void UcxWorker::signal() { ucp_worker_signal(I->W); }
 
-bool Worker::arm() { return ucp_worker_arm(I->W) != UCS_ERR_BUSY; }
+bool UcxWorker::arm() { return ucp_worker_arm(I->W) != UCS_ERR_BUSY; }
 
-int Worker::eventFd() const { return I->EventFd; }
+int UcxWorker::eventFd() const { return I->EventFd; }
 
 } // namespace ompdpu::transport
