@@ -1,6 +1,7 @@
 //===- connection.cpp - Protocol client for one DPU server ----------------===//
 #include "client/connection.h"
 
+#include "client/reply_landing.h"
 #include "common/log.h"
 
 #include <cstdio>
@@ -36,8 +37,8 @@ Status Connection::failure() const {
 
 Expected<std::unique_ptr<Connection>>
 Connection::open(const DeviceAddress &A, const ClientConfig &Cfg,
-                 const std::string &WantIsa) {
-  auto C = start(A, Cfg, WantIsa);
+                 const std::string &WantIsa, WorkerFactory Make) {
+  auto C = start(A, Cfg, WantIsa, std::move(Make));
   if (!C)
     return C.status();
   Status S = (*C)->finish(connectDeadline(Cfg));
@@ -53,9 +54,12 @@ Clock::time_point Connection::connectDeadline(const ClientConfig &Cfg) {
 
 Expected<std::unique_ptr<Connection>>
 Connection::start(const DeviceAddress &A, const ClientConfig &Cfg,
-                  const std::string &WantIsa) {
+                  const std::string &WantIsa, WorkerFactory Make) {
   std::unique_ptr<Connection> C(new Connection(A, Cfg));
-  auto Created = transport::Worker::create();
+  C->MakeWorker = Make ? std::move(Make) : [](const std::string &Tls) {
+    return transport::Worker::create(Tls);
+  };
+  auto Created = C->MakeWorker("");
   if (!Created)
     return Created.status();
   C->SupW = std::move(*Created);
@@ -67,20 +71,7 @@ Connection::start(const DeviceAddress &A, const ClientConfig &Cfg,
 }
 
 Status Connection::finish(Clock::time_point Deadline) {
-  Status S = completeHandshake(Deadline);
-  if (S.ok())
-    return S;
-  // A UCX_TLS from the user's environment (HPC modules often set one) that
-  // leaves no transport to the server fails as "Destination is
-  // unreachable" (a server that is not there: "not connected"): say so.
-  const char *Tls = std::getenv("UCX_TLS");
-  if (Tls && *Tls && S.code() == ErrorCode::Unreachable)
-    return Status::error(S.code(),
-                         S.message() +
-                             format(" (UCX_TLS=%s is set: it may leave no UCX "
-                                    "transport that reaches this server)",
-                                    Tls));
-  return S;
+  return explainConnectFailure(completeHandshake(Deadline));
 }
 
 void Connection::installHandlers(transport::Worker &Wk) {
@@ -103,12 +94,7 @@ Status Connection::sendHello(const std::string &WantIsa) {
   if (!Sup)
     return Sup.status().withContext("cannot connect");
   SupervisorEp = *Sup;
-  Hello Hi;
-  char Host[128] = {0};
-  gethostname(Host, sizeof(Host) - 1);
-  Hi.ClientName = format("%s pid %d", Host, getpid());
-  Hi.Isa = WantIsa;
-  Hi.BootId = bootId();
+  Hello Hi = helloFor(WantIsa);
   Ticket T;
   {
     std::lock_guard<std::mutex> L(M);
@@ -146,7 +132,7 @@ Status Connection::completeHandshake(Clock::time_point Deadline) {
     return T->Result;
   // Info was filled by onMessage from the HelloReply. The session's
   // transports match the ones chosen here (see the supervisor).
-  auto Data = transport::Worker::create(transport::sessionTransports(SameHost));
+  auto Data = MakeWorker(transport::sessionTransports(Info.SameHost));
   if (!Data)
     return Data.status();
   {
@@ -426,22 +412,10 @@ bool Connection::onMessage(const uint8_t *Ctrl, size_t Len,
   // nothing below touches T after completeOp().
   const Ticket &T = *Found;
   if (H.Type == MsgType::HelloReply) {
-    HelloReply R;
-    if (!decodeBody(Body, R).ok()) {
-      completeOp(T, Status::error("malformed handshake reply"));
-    } else if (R.Code != kOk) {
-      completeOp(T, Status::error(errorCodeOf(R.Code), R.Message));
-    } else {
-      Info.Isa = R.Isa;
-      Info.Cores = R.Cores;
-      Info.Memory = R.Memory;
-      Info.Hostname = R.Hostname;
-      Info.Version = R.Version;
-      Info.Token = R.Token;
-      Info.SessionAddress = R.SessionAddress;
-      SameHost = R.SameHost;
-      completeOp(T, Status());
-    }
+    auto Got = acceptHelloReply(Body);
+    if (Got)
+      Info = std::move(*Got);
+    completeOp(T, Got ? Status() : Got.status());
     return false;
   }
   Reply R;
@@ -459,67 +433,28 @@ bool Connection::onMessage(const uint8_t *Ctrl, size_t Len,
 
 bool Connection::landReplyBytes(const Ticket &T,
                                 const transport::BulkData &Data) {
-  uint64_t Expected = 0;
-  for (const HostRange &H : T->Into)
-    Expected += H.Size;
-  if (!Data.Length) {
-    if (Expected)
-      completeOp(T, Status::error(
-                        format("%s reply carries no data", typeName(T->Type))));
-    else
-      completeOp(T, Status());
+  Landing L = planLanding(*T, Data.Length, Data.Rendezvous);
+  if (!L.Error.ok() || L.Done) {
+    completeOp(T, L.Error);
     return false;
   }
-  // One destination takes the bytes whole (for rendezvous data: zero
-  // copy); a Batch's several are filled from the bytes at hand or, for
-  // rendezvous data, from the payload they land in first.
-  bool Several = T->Into.size() > 1;
-  void *Dst = nullptr;
-  if (T->Type == MsgType::Retrieve || T->Type == MsgType::Batch) {
-    if (Data.Length != Expected) {
-      completeOp(T,
-                 Status::error(format(
-                     "%s of %lu bytes answered with %zu",
-                     T->Type == MsgType::Batch ? "batch retrieve" : "retrieve",
-                     (unsigned long)Expected, Data.Length)));
-      return false;
-    }
-    if (!Several) {
-      Dst = T->Into[0].Dst;
-    } else if (Data.Rendezvous) {
-      T->Payload.resize(Data.Length);
-      Dst = T->Payload.data();
-    }
-  } else if (T->Type == MsgType::LoadImage) {
-    T->Payload.resize(Data.Length);
-    Dst = T->Payload.data();
-  } else {
-    completeOp(T, Status::error("unexpected data in reply"));
-    return false;
-  }
-  auto Scatter = [](const Ticket &T, const uint8_t *Src) {
-    for (const HostRange &H : T->Into) {
-      std::memcpy(H.Dst, Src, H.Size);
-      Src += H.Size;
-    }
-  };
   if (!Data.Rendezvous) {
     // Eager bytes are at hand (UCX frees them when this returns): copy
     // them now rather than keep them for a trip through Deferred.
-    if (Several)
-      Scatter(T, static_cast<const uint8_t *>(Data.Desc));
+    if (L.Scatter)
+      scatterInto(*T, static_cast<const uint8_t *>(Data.Desc));
     else
-      std::memcpy(Dst, Data.Desc, Data.Length);
+      std::memcpy(L.Dst, Data.Desc, Data.Length);
     completeOp(T, Status());
     return false;
   }
   // Fetch rendezvous bytes outside UCX's callback, straight into their
   // destination.
   transport::BulkData Copy = Data;
-  Deferred.push_back([this, T, Copy, Dst, Several, Scatter] {
-    W->receive(Copy, Dst, [this, T, Several, Scatter](const Status &S) {
-      if (S.ok() && Several)
-        Scatter(T, T->Payload.data());
+  Deferred.push_back([this, T, Copy, L] {
+    W->receive(Copy, L.Dst, [this, T, Scatter = L.Scatter](const Status &S) {
+      if (S.ok() && Scatter)
+        scatterInto(*T, T->Payload.data());
       completeOp(T, S);
     });
   });

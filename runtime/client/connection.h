@@ -10,7 +10,9 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "client/handshake.h"
 #include "client/health_policy.h"
+#include "client/pending.h"
 #include "common/config.h"
 #include "common/status.h"
 #include "protocol/messages.h"
@@ -28,85 +30,20 @@
 
 namespace ompdpu::client {
 
-/// What a server said about itself in the handshake.
-struct ServerInfo {
-  std::string Isa;
-  uint32_t Cores = 0;
-  uint64_t Memory = 0;
-  std::string Hostname;
-  uint16_t Version = 0;
-  uint64_t Token = 0;
-  std::vector<uint8_t> SessionAddress;
-};
-
-/// Host memory a reply's bytes land in.
-struct HostRange {
-  void *Dst = nullptr;
-  uint64_t Size = 0;
-};
-
-/// Bytes a reply brought into one place that another wants as well, copied
-/// once the reply is in (see Connection::copyOnArrival).
-struct LateCopy {
-  const void *From = nullptr;
-  void *To = nullptr;
-  uint64_t Size = 0;
-};
-
-/// One request in flight.
-struct PendingOp {
-  uint32_t Id = 0; ///< RequestId on the wire
-  protocol::MsgType Type = protocol::MsgType::Ping;
-  std::atomic<bool> Done{false};
-  Status Result;
-  uint64_t Value = 0;
-  /// Where the reply's bytes land, back to back in this order: a
-  /// Retrieve's one range, a Batch's out pieces.
-  std::vector<HostRange> Into;
-  /// Copies made when the request succeeds, before it is Done.
-  std::vector<LateCopy> Then;
-  bool RunsKernel = false;      ///< a Run, or a Batch that runs a kernel
-  std::vector<uint8_t> Payload; ///< bulk data of a LoadImage reply
-  std::chrono::steady_clock::time_point Issued;
-};
-using Ticket = std::shared_ptr<PendingOp>;
-
-/// The requests of a connection still waiting for their replies. Usually a
-/// handful: a flat array searched from the newest beats a tree that
-/// allocates a node per request.
-class PendingTable {
-public:
-  void add(Ticket T) { Ops.push_back(std::move(T)); }
-  /// The request with this id, or null.
-  Ticket *find(uint32_t Id) {
-    for (size_t K = Ops.size(); K-- > 0;)
-      if (Ops[K]->Id == Id)
-        return &Ops[K];
-    return nullptr;
-  }
-  void remove(uint32_t Id) {
-    if (Ticket *T = find(Id)) {
-      *T = std::move(Ops.back());
-      Ops.pop_back();
-    }
-  }
-  bool empty() const { return Ops.empty(); }
-  std::vector<Ticket> takeAll() { return std::move(Ops); }
-  auto begin() const { return Ops.begin(); }
-  auto end() const { return Ops.end(); }
-
-private:
-  std::vector<Ticket> Ops;
-};
-
 /// A connection to one ompdpu-server.
 class Connection {
 public:
+  /// Makes the connection's transport workers (for the given UCX_TLS
+  /// list); tests pass one that makes in-memory workers.
+  using WorkerFactory =
+      std::function<Expected<std::unique_ptr<transport::Worker>>(
+          const std::string &Transports)>;
+
   /// Connect, handshake (refusing other ISAs when WantIsa is set) and
   /// attach to the new session.
   static Expected<std::unique_ptr<Connection>>
   open(const DeviceAddress &Addr, const ClientConfig &Cfg,
-       const std::string &WantIsa = "");
+       const std::string &WantIsa = "", WorkerFactory Make = {});
   /// open() in two steps, for connecting to many servers from one thread:
   /// start() sends the handshake without waiting; finish() waits for it
   /// (until Deadline) and attaches to the session. No thread is started, so
@@ -114,7 +51,7 @@ public:
   /// are initialised from a library constructor under dlopen).
   static Expected<std::unique_ptr<Connection>>
   start(const DeviceAddress &Addr, const ClientConfig &Cfg,
-        const std::string &WantIsa = "");
+        const std::string &WantIsa = "", WorkerFactory Make = {});
   Status finish(std::chrono::steady_clock::time_point Deadline);
   /// When a handshake started now must have finished.
   static std::chrono::steady_clock::time_point
@@ -207,6 +144,7 @@ private:
   DeviceAddress Addr;
   ClientConfig Cfg;
   ServerInfo Info;
+  WorkerFactory MakeWorker;
   /// Two workers: SupW talks to the supervisor (over TCP sockets); W to the
   /// session, restricted to shared memory when the server is on this
   /// machine, so that the hot path never polls a TCP interface.
@@ -231,7 +169,6 @@ private:
       NextId = 1;
     return Id;
   }
-  bool SameHost = false;
   /// OMPDPU_TRACE: per message type, total microseconds and count.
   bool Trace = false;
   std::array<std::pair<double, unsigned long>, 32> TraceStats{};

@@ -9,6 +9,7 @@
 namespace ompdpu::transport {
 
 std::unique_ptr<MemoryWorker> MemoryNetwork::create() {
+  std::lock_guard<std::recursive_mutex> G(M);
   uint32_t Id = NextId++;
   std::vector<uint8_t> Address(4);
   std::memcpy(Address.data(), &Id, 4);
@@ -23,6 +24,7 @@ MemoryWorker *MemoryNetwork::find(const std::vector<uint8_t> &Address) const {
 }
 
 void MemoryNetwork::kill(const std::vector<uint8_t> &Address) {
+  std::lock_guard<std::recursive_mutex> G(M);
   MemoryWorker *Dead = find(Address);
   if (!Dead)
     return;
@@ -34,6 +36,7 @@ void MemoryNetwork::kill(const std::vector<uint8_t> &Address) {
 }
 
 MemoryWorker::~MemoryWorker() {
+  std::lock_guard<std::recursive_mutex> G(Net.M);
   Net.Workers.erase(Address);
   if (!ListenKey.empty())
     Net.Listeners.erase(ListenKey);
@@ -70,6 +73,7 @@ void MemoryWorker::failEndpoint(Endpoint *E) {
 
 Expected<uint16_t> MemoryWorker::listen(const SockAddress &Addr,
                                         std::function<void(Peer)> Accept) {
+  std::lock_guard<std::recursive_mutex> G(Net.M);
   uint16_t Port = Addr.Port ? Addr.Port : Net.NextPort++;
   ListenKey = Addr.Host + ":" + std::to_string(Port);
   if (Net.Listeners.count(ListenKey))
@@ -80,6 +84,7 @@ Expected<uint16_t> MemoryWorker::listen(const SockAddress &Addr,
 }
 
 Expected<Peer> MemoryWorker::connect(const SockAddress &Addr) {
+  std::lock_guard<std::recursive_mutex> G(Net.M);
   auto It = Net.Listeners.find(Addr.Host + ":" + std::to_string(Addr.Port));
   if (It == Net.Listeners.end())
     return Status::error(ErrorCode::Unreachable, "nothing listens on " +
@@ -99,6 +104,7 @@ Expected<Peer> MemoryWorker::connect(const SockAddress &Addr) {
 
 Expected<Peer> MemoryWorker::connectToWorker(const std::vector<uint8_t> &A,
                                              bool) {
+  std::lock_guard<std::recursive_mutex> G(Net.M);
   MemoryWorker *Remote = Net.find(A);
   if (!Remote)
     return Status::error(ErrorCode::Unreachable, "no worker at that address");
@@ -110,6 +116,7 @@ Expected<Peer> MemoryWorker::connectToWorker(const std::vector<uint8_t> &A,
 }
 
 void MemoryWorker::closePeer(Peer P) {
+  std::lock_guard<std::recursive_mutex> G(Net.M);
   Endpoint *E = endpointOf(P);
   if (!E)
     return;
@@ -119,11 +126,13 @@ void MemoryWorker::closePeer(Peer P) {
 }
 
 std::string MemoryWorker::describe(Peer P) const {
+  std::lock_guard<std::recursive_mutex> G(Net.M);
   return endpointOf(P) ? "in-memory endpoint" : "unknown endpoint";
 }
 
 bool MemoryWorker::trySend(Peer To, const void *Ctrl, size_t CtrlLen,
                            const void *Data, size_t Len, bool NeedsAnswer) {
+  std::lock_guard<std::recursive_mutex> G(Net.M);
   Endpoint *E = endpointOf(To);
   if (!E || E->Failed || !E->Remote || Len >= RendezvousThreshold)
     return false;
@@ -137,6 +146,7 @@ bool MemoryWorker::trySend(Peer To, const void *Ctrl, size_t CtrlLen,
 void MemoryWorker::send(Peer To, const std::vector<uint8_t> &Ctrl,
                         const void *Data, size_t Len, Completion Done,
                         bool NeedsAnswer) {
+  std::lock_guard<std::recursive_mutex> G(Net.M);
   Endpoint *E = endpointOf(To);
   if (!E || E->Failed || !E->Remote) {
     ++Pending;
@@ -166,6 +176,7 @@ void MemoryWorker::send(Peer To, const std::vector<uint8_t> &Ctrl,
 }
 
 void MemoryWorker::receive(const BulkData &Data, void *Dst, Completion Done) {
+  std::lock_guard<std::recursive_mutex> G(Net.M);
   auto It = Held.find(Data.Desc);
   if (It == Held.end()) {
     if (Done)
@@ -182,9 +193,13 @@ void MemoryWorker::receive(const BulkData &Data, void *Dst, Completion Done) {
   });
 }
 
-void MemoryWorker::release(const BulkData &Data) { Held.erase(Data.Desc); }
+void MemoryWorker::release(const BulkData &Data) {
+  std::lock_guard<std::recursive_mutex> G(Net.M);
+  Held.erase(Data.Desc);
+}
 
 unsigned MemoryWorker::progress() {
+  std::lock_guard<std::recursive_mutex> G(Net.M);
   unsigned N = 0;
   std::deque<std::function<void()>> Now;
   Now.swap(Later);

@@ -3,16 +3,19 @@
 // Workers of one MemoryNetwork exchange messages through queues in this
 // process: what the layers above the transport do can be tested without a
 // UCX peer, deterministically (a message arrives only when its receiver
-// calls progress()), and failures can be injected (a peer lost).
+// calls progress()), and failures can be injected (a peer lost). One lock
+// serialises the whole network, so its workers may live on several threads.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
 
 #include "transport/transport.h"
 
+#include <atomic>
 #include <deque>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -32,6 +35,7 @@ public:
 private:
   friend class MemoryWorker;
   MemoryWorker *find(const std::vector<uint8_t> &Address) const;
+  mutable std::recursive_mutex M; // handlers may send from progress()
   std::map<std::vector<uint8_t>, MemoryWorker *> Workers;
   std::map<std::string, MemoryWorker *> Listeners; // by "host:port"
   uint32_t NextId = 1;
@@ -58,17 +62,26 @@ public:
   unsigned progress() override;
   void wait(int) override {}
   void signal() override { ++Signals; }
-  bool arm() override { return Inbox.empty() && Later.empty(); }
+  bool arm() override {
+    std::lock_guard<std::recursive_mutex> G(Net.M);
+    return Inbox.empty() && Later.empty();
+  }
   int eventFd() const override { return -1; }
 
   /// Bulk data of at least this many bytes arrives as rendezvous data (to
   /// be fetched with receive()); smaller data is eager.
   size_t RendezvousThreshold = 8192;
   /// Messages that arrived and were not yet delivered.
-  size_t queued() const { return Inbox.size(); }
+  size_t queued() const {
+    std::lock_guard<std::recursive_mutex> G(Net.M);
+    return Inbox.size();
+  }
   /// Bulk data kept by handlers and neither received nor released.
-  size_t heldBulk() const { return Held.size(); }
-  unsigned Signals = 0;
+  size_t heldBulk() const {
+    std::lock_guard<std::recursive_mutex> G(Net.M);
+    return Held.size();
+  }
+  std::atomic<unsigned> Signals{0};
 
 private:
   friend class MemoryNetwork;
