@@ -11,8 +11,7 @@
 #pragma once
 
 #include "client/handshake.h"
-#include "client/health_policy.h"
-#include "client/pending.h"
+#include "client/request_link.h"
 #include "common/config.h"
 #include "common/status.h"
 #include "protocol/messages.h"
@@ -30,14 +29,13 @@
 
 namespace ompdpu::client {
 
-/// A connection to one ompdpu-server.
-class Connection {
+/// A connection to one ompdpu-server: the handshake, the requests of the
+/// protocol, and a goodbye.
+class Connection : public RequestLink {
 public:
   /// Makes the connection's transport workers (for the given UCX_TLS
   /// list); tests pass one that makes in-memory workers.
-  using WorkerFactory =
-      std::function<Expected<std::unique_ptr<transport::Worker>>(
-          const std::string &Transports)>;
+  using WorkerFactory = Endpoints::WorkerFactory;
 
   /// Connect, handshake (refusing other ISAs when WantIsa is set) and
   /// attach to the new session.
@@ -61,8 +59,6 @@ public:
 
   /// Facts from the handshake.
   const ServerInfo &info() const { return Info; }
-  /// The address this connection was opened with.
-  const DeviceAddress &address() const { return Addr; }
 
   Ticket alloc(uint64_t Size, int32_t Kind);
   Ticket free(uint64_t Ptr);
@@ -95,88 +91,14 @@ public:
   Ticket landed(uint32_t Queue, uint32_t Seq);
   /// Liveness check.
   Ticket ping();
-  /// Copy Size bytes from From, which T's reply fills, to To once T has
-  /// succeeded: at once if it has, else before T is Done. Nothing is copied
-  /// if T fails.
-  void copyOnArrival(const Ticket &T, const void *From, void *To,
-                     uint64_t Size);
-  /// OMPDPU_TRACE is set.
-  bool tracing() const { return Trace; }
-  /// Requests of this type completed so far (counted with OMPDPU_TRACE).
-  unsigned long completed(protocol::MsgType Type) const {
-    std::lock_guard<std::mutex> L(M);
-    return TraceStats[static_cast<unsigned>(Type)].second;
-  }
-
-  /// Make progress until T completes; returns its result.
-  Status wait(const Ticket &T);
-  /// Make progress until T completes (true) or Deadline passes (false).
-  bool waitUntil(const Ticket &T,
-                 std::chrono::steady_clock::time_point Deadline);
-  /// False once the server is known to be gone.
-  bool alive() const { return !Failed.load(); }
-  /// Why the connection failed.
-  Status failure() const;
 
 private:
-  Connection(const DeviceAddress &A, const ClientConfig &C);
-  /// Which endpoint a request travels on.
-  enum class Lane { Supervisor, Session, Bulk };
-  /// Into: where the reply's bytes land (see PendingOp::Into).
-  template <typename Body>
-  Ticket issue(protocol::MsgType Type, const Body &B, uint32_t Queue,
-               uint32_t Seq, const void *Data, uint64_t Len, Lane L,
-               std::vector<HostRange> Into = {}, uint16_t Operand = 0);
-  /// Land a reply's bytes (Data) where T wants them; false when they are
-  /// not at hand yet (T completes later).
-  bool landReplyBytes(const Ticket &T, const transport::BulkData &Data);
-  bool onMessage(const uint8_t *Ctrl, size_t Len,
-                 const transport::BulkData &Data);
-  void completeOp(const Ticket &T, const Status &S);
-  void failConnection(const Status &S);
-  void checkHealth();
-  void progressLocked();
-  void installHandlers(transport::Worker &Wk);
+  Connection(const DeviceAddress &A, const ClientConfig &C, WorkerFactory Make)
+      : RequestLink(A, C, std::move(Make)) {}
   Status sendHello(const std::string &WantIsa);
   Status completeHandshake(std::chrono::steady_clock::time_point Deadline);
   Ticket HelloTicket; ///< the handshake under way (between start and finish)
-
-  DeviceAddress Addr;
-  ClientConfig Cfg;
   ServerInfo Info;
-  WorkerFactory MakeWorker;
-  /// Two workers: SupW talks to the supervisor (over TCP sockets); W to the
-  /// session, restricted to shared memory when the server is on this
-  /// machine, so that the hot path never polls a TCP interface.
-  std::unique_ptr<transport::Worker> SupW;
-  std::unique_ptr<transport::Worker> W;
-  unsigned ProgressCount = 0;
-  void *SupervisorEp = nullptr;
-  void *SessionEp = nullptr;
-  /// Second endpoint to the session for large transfers: it may use
-  /// transports without peer-failure detection (cma: zero-copy between
-  /// processes); SessionEp watches over it.
-  void *BulkEp = nullptr;
-
-  mutable std::mutex M; // guards the worker and everything below
-  PendingTable Pending;
-  std::vector<uint8_t> SendBuf; ///< frames are encoded here
-  uint32_t NextId = 1;
-  /// A fresh request id (ids wrap around; 0 is reserved for heartbeats).
-  uint32_t newId() {
-    uint32_t Id = NextId++;
-    if (NextId == 0)
-      NextId = 1;
-    return Id;
-  }
-  /// OMPDPU_TRACE: per message type, total microseconds and count.
-  bool Trace = false;
-  std::array<std::pair<double, unsigned long>, 32> TraceStats{};
-  std::atomic<bool> Failed{false};
-  Status FailStatus;
-  std::string SessionExitMessage;
-  HealthPolicy Health; ///< when silence means the server is gone
-  std::vector<std::function<void()>> Deferred;
 };
 
 } // namespace ompdpu::client

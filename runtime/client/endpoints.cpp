@@ -1,0 +1,105 @@
+//===- endpoints.cpp - A connection's workers and endpoints ---------------===//
+#include "client/endpoints.h"
+
+#include "protocol/messages.h"
+
+#include <poll.h>
+
+namespace ompdpu::client {
+
+Endpoints::Endpoints(WorkerFactory M, transport::MessageHandler OnMessage,
+                     transport::PeerErrorHandler OnError)
+    : Make(M ? std::move(M)
+             : [](const std::string
+                      &Tls) { return transport::Worker::create(Tls); }),
+      OnMessage(std::move(OnMessage)), OnError(std::move(OnError)) {}
+
+Expected<std::unique_ptr<transport::Worker>>
+Endpoints::make(const std::string &Tls) {
+  auto Made = Make(Tls);
+  if (Made) {
+    (*Made)->setHandler(OnMessage);
+    (*Made)->setPeerErrorHandler(OnError);
+  }
+  return Made;
+}
+
+Status Endpoints::connectSupervisor(const DeviceAddress &Addr) {
+  auto Made = make("");
+  if (!Made)
+    return Made.status();
+  SupW = std::move(*Made);
+  auto Sup = SupW->connect({Addr.Host, Addr.Port});
+  if (!Sup)
+    return Sup.status().withContext("cannot connect");
+  SupervisorEp = *Sup;
+  return Status();
+}
+
+Status Endpoints::connectSession(const std::vector<uint8_t> &Address,
+                                 const std::string &Transports) {
+  auto Made = make(Transports);
+  if (!Made)
+    return Made.status();
+  W = std::move(*Made);
+  auto Ses = W->connectToWorker(Address);
+  if (!Ses)
+    return Ses.status().withContext("cannot reach session");
+  SessionEp = *Ses;
+  return Status();
+}
+
+Status Endpoints::connectBulk(const std::vector<uint8_t> &Address) {
+  auto B = W->connectToWorker(Address, /*DetectPeerFailure=*/false);
+  if (!B)
+    return B.status().withContext("cannot reach session");
+  Bulk = *B;
+  return Status();
+}
+
+Endpoints::Role Endpoints::roleOf(transport::Peer P) const {
+  if (P && (P == SessionEp || P == Bulk))
+    return Role::Session;
+  if (P && P == SupervisorEp)
+    return Role::Supervisor;
+  return Role::Unknown;
+}
+
+void Endpoints::sleep(int Ms) {
+  // Bounded: another thread may consume our wake-up, and health checks
+  // must run even when nothing arrives.
+  pollfd P[2] = {{SupW->eventFd(), POLLIN, 0},
+                 {W ? W->eventFd() : -1, POLLIN, 0}};
+  poll(P, W ? 2 : 1, Ms);
+}
+
+void Endpoints::heartbeat() {
+  protocol::Header H;
+  H.Type = protocol::MsgType::Ping;
+  H.RequestId = 0;
+  // The session may be busy in a kernel; the supervisor answers for the
+  // server as a whole. Silence from both means the server is frozen.
+  auto Ping = protocol::frame(H, protocol::Empty());
+  if (hasSession())
+    W->send(SessionEp, Ping, nullptr, 0, nullptr);
+  SupW->send(SupervisorEp, Ping, nullptr, 0, nullptr);
+}
+
+std::string Endpoints::describeBulk() const {
+  return W && Bulk ? W->describe(Bulk) : "no bulk endpoint";
+}
+
+void Endpoints::close() {
+  if (W) {
+    W->setPeerErrorHandler(nullptr);
+    W->closePeer(Bulk);
+    W->closePeer(SessionEp);
+  }
+  if (SupW) {
+    SupW->setPeerErrorHandler(nullptr);
+    SupW->closePeer(SupervisorEp);
+  }
+  Bulk = SessionEp = SupervisorEp = nullptr;
+}
+
+} // namespace ompdpu::client
