@@ -1,6 +1,7 @@
 //===- elf_image.h - Facts read from an OpenMP device image -----*- C++ -*-===//
 #pragma once
 
+#include "common/offload_entry.h"
 #include "common/status.h"
 
 #include <cstddef>
@@ -33,6 +34,6 @@ struct EntrySection {
 Expected<EntrySection> findEntrySection(const void *Image, size_t Size);
 
 /// Size of one __tgt_offload_entry on a 64-bit target.
-constexpr size_t kOffloadEntrySize = 32;
+constexpr size_t kOffloadEntrySize = sizeof(__tgt_offload_entry);
 
 } // namespace ompdpu

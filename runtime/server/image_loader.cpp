@@ -3,6 +3,7 @@
 
 #include "common/elf_image.h"
 #include "common/log.h"
+#include "common/offload_entry.h"
 
 #include <atomic>
 #include <cerrno>
@@ -25,16 +26,6 @@ uint16_t nativeMachine() {
 }
 
 namespace {
-/// Layout of libomptarget's __tgt_offload_entry on LP64 targets.
-struct OffloadEntry {
-  void *Addr;
-  const char *Name;
-  size_t Size;
-  int32_t Flags;
-  int32_t Reserved;
-};
-static_assert(sizeof(OffloadEntry) == kOffloadEntrySize, "entry layout");
-
 bool writeAll(int Fd, const uint8_t *P, size_t N) {
   while (N) {
     ssize_t W = ::write(Fd, P, N);
@@ -90,17 +81,17 @@ Expected<std::unique_ptr<LoadedImage>> LoadedImage::load(const uint8_t *Image,
   if (dlinfo(L->Handle, RTLD_DI_LINKMAP, &Map) != 0 || !Map)
     return Status::error("dlinfo cannot find the image's link map");
 
-  auto *Begin =
-      reinterpret_cast<const OffloadEntry *>(Map->l_addr + Section->Addr);
-  size_t Count = Section->Size / sizeof(OffloadEntry);
+  auto *Begin = reinterpret_cast<const __tgt_offload_entry *>(Map->l_addr +
+                                                             Section->Addr);
+  size_t Count = Section->Size / sizeof(__tgt_offload_entry);
   for (size_t K = 0; K < Count; ++K) {
-    const OffloadEntry &E = Begin[K];
+    const __tgt_offload_entry &E = Begin[K];
     protocol::EntryInfo Info;
-    Info.Addr = reinterpret_cast<uint64_t>(E.Addr);
-    Info.Size = E.Size;
-    Info.Flags = E.Flags;
-    if (E.Name)
-      Info.Name.assign(E.Name, strnlen(E.Name, 4096));
+    Info.Addr = reinterpret_cast<uint64_t>(E.addr);
+    Info.Size = E.size;
+    Info.Flags = E.flags;
+    if (E.name)
+      Info.Name.assign(E.name, strnlen(E.name, 4096));
     L->Entries.push_back(std::move(Info));
   }
   return L;

@@ -33,7 +33,7 @@ for d in "${LIBS[@]}"; do
 done
 
 # libomptarget 14: the plugin under the host plugin's name, first on the path.
-clang-14 -O2 -shared -fPIC -Iplugin-dpu/abi/llvm14 "$HERE/minimal_plugin.c" \
+clang-14 -O2 -shared -fPIC -Iplugin-dpu/abi/llvm14 -Iruntime "$HERE/minimal_plugin.c" \
   -o "$OUT/plugin14/libomptarget.rtl.x86_64.so"
 clang-14 -O2 -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu "$HERE/regions.c" -o "$OUT/regions14"
 
@@ -55,7 +55,7 @@ if ((LLVM16)); then
       die "cannot download libomp-16-dev and libomp5-16 (log: $OUT/llvm16/download.log)"
     for deb in "$OUT"/llvm16/debs/*.deb; do dpkg -x "$deb" "$ROOT16"; done
   fi
-  clang-16 -O2 -shared -fPIC -DLIBOMPTARGET_16 -Iplugin-dpu/abi/llvm14 "$HERE/minimal_plugin.c" \
+  clang-16 -O2 -shared -fPIC -DLIBOMPTARGET_16 -Iplugin-dpu/abi/llvm14 -Iruntime "$HERE/minimal_plugin.c" \
     -o "$OUT/plugin16/libomptarget.rtl.x86_64.so"
   # 16 tries a plugin's .nextgen.so before its .so.
   cp "$OUT/plugin16/libomptarget.rtl.x86_64.so" "$OUT/plugin16/libomptarget.rtl.x86_64.nextgen.so"

@@ -9,21 +9,14 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "common/offload_entry.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/// One kernel or global of an image (addr: host or device address).
-struct __tgt_offload_entry {
-  void *addr;
-  char *name;
-  size_t size;
-  int32_t flags;
-  int32_t reserved;
-};
 
 /// A device image and the host entries it must match one to one.
 struct __tgt_device_image {
