@@ -7,8 +7,7 @@ namespace ompdpu::client {
 
 using namespace protocol;
 
-/// Transfers at least this big use the bulk endpoint (rendezvous sizes).
-constexpr uint64_t kBulkThreshold = 8192;
+using transport::kBulkThreshold;
 using Clock = std::chrono::steady_clock;
 
 Expected<std::unique_ptr<Connection>>
@@ -83,14 +82,7 @@ Status Connection::completeHandshake(Clock::time_point Deadline) {
   Status S = wait(A);
   if (!S.ok())
     return S.withContext("cannot attach to session");
-  // The bulk endpoint cannot report a dead session (that is what lets UCX
-  // use cma, zero copy between processes); the session endpoint above
-  // watches over it. It attaches with the same token.
-  {
-    std::lock_guard<std::mutex> L(M);
-    if (Status B = Ends.connectBulk(Info.SessionAddress); !B.ok())
-      return B;
-  }
+  // The bulk endpoint attaches with the same token.
   S = wait(issue(MsgType::Attach, At, 0, 0, nullptr, 0, Lane::Bulk));
   if (!S.ok())
     return S.withContext("cannot attach bulk endpoint to session");

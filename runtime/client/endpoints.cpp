@@ -42,23 +42,17 @@ Status Endpoints::connectSession(const std::vector<uint8_t> &Address,
   if (!Made)
     return Made.status();
   W = std::move(*Made);
-  auto Ses = W->connectToWorker(Address);
-  if (!Ses)
-    return Ses.status().withContext("cannot reach session");
-  SessionEp = *Ses;
-  return Status();
-}
-
-Status Endpoints::connectBulk(const std::vector<uint8_t> &Address) {
-  auto B = W->connectToWorker(Address, /*DetectPeerFailure=*/false);
-  if (!B)
-    return B.status().withContext("cannot reach session");
-  Bulk = *B;
+  auto Pair = transport::connectPair(*W, Address);
+  if (!Pair)
+    return Pair.status().withContext("cannot reach session");
+  if (!Pair->Bulk)
+    return Status::error("cannot reach session: no bulk endpoint");
+  Session = *Pair;
   return Status();
 }
 
 Endpoints::Role Endpoints::roleOf(transport::Peer P) const {
-  if (P && (P == SessionEp || P == Bulk))
+  if (P && (P == Session.Control || P == Session.Bulk))
     return Role::Session;
   if (P && P == SupervisorEp)
     return Role::Supervisor;
@@ -81,25 +75,26 @@ void Endpoints::heartbeat() {
   // server as a whole. Silence from both means the server is frozen.
   auto Ping = protocol::frame(H, protocol::Empty());
   if (hasSession())
-    W->send(SessionEp, Ping, nullptr, 0, nullptr);
+    W->send(Session.Control, Ping, nullptr, 0, nullptr);
   SupW->send(SupervisorEp, Ping, nullptr, 0, nullptr);
 }
 
 std::string Endpoints::describeBulk() const {
-  return W && Bulk ? W->describe(Bulk) : "no bulk endpoint";
+  return W && Session.Bulk ? W->describe(Session.Bulk) : "no bulk endpoint";
 }
 
 void Endpoints::close() {
   if (W) {
     W->setPeerErrorHandler(nullptr);
-    W->closePeer(Bulk);
-    W->closePeer(SessionEp);
+    W->closePeer(Session.Bulk);
+    W->closePeer(Session.Control);
   }
   if (SupW) {
     SupW->setPeerErrorHandler(nullptr);
     SupW->closePeer(SupervisorEp);
   }
-  Bulk = SessionEp = SupervisorEp = nullptr;
+  Session = {};
+  SupervisorEp = nullptr;
 }
 
 } // namespace ompdpu::client

@@ -39,25 +39,22 @@ public:
             transport::PeerErrorHandler OnError);
   /// Connect to the supervisor at Addr.
   Status connectSupervisor(const DeviceAddress &Addr);
-  /// A worker for the session (with the session's transports) and its
-  /// control endpoint.
+  /// A worker for the session (with the session's transports) and both
+  /// endpoints to it.
   Status connectSession(const std::vector<uint8_t> &Address,
                         const std::string &Transports);
-  /// The session's bulk endpoint (after connectSession).
-  Status connectBulk(const std::vector<uint8_t> &Address);
 
-  /// The endpoint of a lane (null: not connected); Bulk falls back to the
-  /// control endpoint until there is one.
+  /// The endpoint of a lane (null: not connected).
   transport::Peer peer(Lane L) const {
-    return L == Lane::Supervisor     ? SupervisorEp
-           : L == Lane::Bulk && Bulk ? Bulk
-                                     : SessionEp;
+    return L == Lane::Supervisor ? SupervisorEp
+           : L == Lane::Bulk     ? Session.forBytes(transport::kBulkThreshold)
+                                 : Session.Control;
   }
   transport::Worker &worker(Lane L) {
     return L == Lane::Supervisor ? *SupW : *W;
   }
   Role roleOf(transport::Peer P) const;
-  bool hasSession() const { return W && SessionEp; }
+  bool hasSession() const { return W && Session.Control; }
 
   /// Progress the supervisor's worker (a system call per poll).
   void progressSupervisor() { SupW->progress(); }
@@ -85,7 +82,8 @@ private:
   transport::MessageHandler OnMessage;
   transport::PeerErrorHandler OnError;
   std::unique_ptr<transport::Worker> SupW, W;
-  transport::Peer SupervisorEp = nullptr, SessionEp = nullptr, Bulk = nullptr;
+  transport::Peer SupervisorEp = nullptr;
+  transport::EndpointPair Session;
   Expected<std::unique_ptr<transport::Worker>> make(const std::string &Tls);
 };
 

@@ -16,18 +16,13 @@ Reply PeerLinks::failure(const std::string &Why) {
 Status PeerLinks::copy(const ExchangeOut &X, Done Then) {
   auto It = Links.find(X.PeerAddress);
   if (It == Links.end()) {
-    auto NewPeer = W.connectToWorker(X.PeerAddress);
-    if (!NewPeer)
-      return NewPeer.status().withContext("cannot reach peer session");
-    Link L;
-    L.Control = *NewPeer;
-    if (auto Bulk = W.connectToWorker(X.PeerAddress,
-                                      /*DetectPeerFailure=*/false))
-      L.Bulk = *Bulk;
-    It = Links.emplace(X.PeerAddress, L).first;
+    auto NewPair = transport::connectPair(W, X.PeerAddress);
+    if (!NewPair)
+      return NewPair.status().withContext("cannot reach peer session");
+    It = Links.emplace(X.PeerAddress, *NewPair).first;
   }
   Peer P = It->second.Control;
-  Peer Via = X.Size >= 8192 && It->second.Bulk ? It->second.Bulk : P;
+  Peer Via = It->second.forBytes(X.Size);
   Header H;
   H.Type = MsgType::PeerSubmit;
   H.RequestId = NextRequest++;

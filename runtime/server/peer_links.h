@@ -36,10 +36,7 @@ public:
   bool onPeerError(transport::Peer P, const Status &S);
 
 private:
-  struct Link {
-    transport::Peer Control = nullptr;
-    transport::Peer Bulk = nullptr;
-  };
+  using Link = transport::EndpointPair;
   transport::Worker &W;
   uint32_t NextRequest = 1;
   /// Copies in flight by request id: the peer's control endpoint, and Then.

@@ -138,4 +138,35 @@ protected:
   size_t Pending = 0;
 };
 
+/// Transfers at least this big take a pair's bulk endpoint (rendezvous
+/// sizes).
+constexpr size_t kBulkThreshold = 8192;
+
+/// Two endpoints to one worker: Control detects the peer's failure, Bulk
+/// does not, so that UCX may carry large transfers on transports that
+/// cannot report a dead peer (on one host: cma, zero copy between
+/// processes); Control watches over both. Bulk is null when it could not
+/// be made (Control then carries everything).
+struct EndpointPair {
+  Peer Control = nullptr;
+  Peer Bulk = nullptr;
+  /// The endpoint for a transfer of Bytes.
+  Peer forBytes(uint64_t Bytes) const {
+    return Bytes >= kBulkThreshold && Bulk ? Bulk : Control;
+  }
+};
+
+/// Connect a pair to the worker at Address.
+inline Expected<EndpointPair> connectPair(Worker &W,
+                                          const std::vector<uint8_t> &Address) {
+  auto Control = W.connectToWorker(Address);
+  if (!Control)
+    return Control.status();
+  EndpointPair P;
+  P.Control = *Control;
+  if (auto Bulk = W.connectToWorker(Address, /*DetectPeerFailure=*/false))
+    P.Bulk = *Bulk;
+  return P;
+}
+
 } // namespace ompdpu::transport

@@ -144,6 +144,14 @@ struct WorkerCallbacks {
     if (Done)
       Done(S);
   }
+  /// UCX's answer to a non-blocking call: done at once (null), failed (an
+  /// error pointer), or in flight (a request whose callback finishes Op).
+  static void settle(Operation *Op, ucs_status_ptr_t R, const char *What) {
+    if (R == nullptr)
+      finish(Op, Status());
+    else if (UCS_PTR_IS_ERR(R))
+      finish(Op, ucsError(What, UCS_PTR_STATUS(R)));
+  }
   static ucs_status_t onMessage(void *Arg, const void *Header, size_t HLen,
                                 void *Data, size_t Len,
                                 const ucp_am_recv_param_t *Param) {
@@ -440,10 +448,7 @@ void UcxWorker::send(Peer To, const std::vector<uint8_t> &Ctrl,
   ucs_status_ptr_t R =
       ucp_am_send_nbx(static_cast<ucp_ep_h>(To), protocol::kAmId,
                       Op->Ctrl.data(), Op->Ctrl.size(), Data, Len, &RP);
-  if (R == nullptr)
-    WorkerCallbacks::finish(Op, Status());
-  else if (UCS_PTR_IS_ERR(R))
-    WorkerCallbacks::finish(Op, ucsError("send failed", UCS_PTR_STATUS(R)));
+  WorkerCallbacks::settle(Op, R, "send failed");
 }
 
 void UcxWorker::receive(const BulkData &Data, void *Dst, Completion Done) {
@@ -463,10 +468,7 @@ void UcxWorker::receive(const BulkData &Data, void *Dst, Completion Done) {
   RP.user_data = Op;
   ucs_status_ptr_t R =
       ucp_am_recv_data_nbx(I->W, Data.Desc, Dst, Data.Length, &RP);
-  if (R == nullptr)
-    WorkerCallbacks::finish(Op, Status());
-  else if (UCS_PTR_IS_ERR(R))
-    WorkerCallbacks::finish(Op, ucsError("receive failed", UCS_PTR_STATUS(R)));
+  WorkerCallbacks::settle(Op, R, "receive failed");
 }
 
 void UcxWorker::release(const BulkData &Data) {
