@@ -9,6 +9,7 @@
 #include "server/image_loader.h"
 #include "server/output_ring.h"
 #include "server/session.h"
+#include "server/session_launcher.h"
 #include "transport/transport.h"
 
 #include <algorithm>
@@ -77,8 +78,7 @@ private:
   void onHello(Peer From, const Header &H, Reader &Body);
   Status spawnSession(ClientRec &C, uint64_t Token, std::vector<uint8_t> &Addr);
   Status startInProcessSession(ClientRec &C, uint64_t Token,
-                               std::vector<uint8_t> &Addr, int Fds[2]);
-  Status readSessionAddress(ClientRec &C, std::vector<uint8_t> &Addr);
+                               std::vector<uint8_t> &Addr);
   void reapThreads();
   void reapChildren();
   void onSessionExit(pid_t Pid, int WStatus);
@@ -209,72 +209,36 @@ void Supervisor::onHello(Peer From, const Header &H, Reader &Body) {
 
 Status Supervisor::spawnSession(ClientRec &C, uint64_t Token,
                                 std::vector<uint8_t> &Addr) {
-  int Fds[2];
-  if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, Fds) != 0)
-    return Status::error(format("socketpair: %s", std::strerror(errno)));
   if (Opts.Mpi)
-    return startInProcessSession(C, Token, Addr, Fds);
-  int OutFd = memfd_create("ompdpu-output", MFD_CLOEXEC);
-  if (OutFd < 0 || ftruncate(OutFd, sizeof(OutputArea)) != 0) {
-    Status S = Status::error(format("output area: %s", std::strerror(errno)));
-    if (OutFd >= 0)
-      close(OutFd);
-    close(Fds[0]);
-    close(Fds[1]);
-    return S;
-  }
-  pid_t Pid = fork();
-  if (Pid < 0) {
-    close(Fds[0]);
-    close(Fds[1]);
-    close(OutFd);
-    return Status::error(format("fork: %s", std::strerror(errno)));
-  }
-  if (Pid == 0) {
-    // Child: a fresh program image; nothing of the parent's UCX survives.
-    dup2(Fds[1], 3);
-    dup2(OutFd, 4);
-    close_range(5, ~0U, 0);
-    const char *Args[] = {SelfExe, "--session", "--control-fd", "3", nullptr};
-    signal(SIGCHLD, SIG_DFL);
-    signal(SIGTERM, SIG_DFL);
-    signal(SIGINT, SIG_DFL);
-    execv(SelfExe, const_cast<char **>(Args));
-    _exit(127);
-  }
-  close(Fds[1]);
-  C.Pid = Pid;
-  C.CtlFd = Fds[0];
-  C.OutputFd = OutFd;
-  Sessions[Pid] = C.Ep;
-  // Its terms travel on the channel, not in its environment or arguments,
-  // where other processes of the user could read the token.
-  SessionSetup Setup;
-  Setup.Token = Token;
-  Setup.MemoryLimit = Opts.Memory;
-  Setup.Cores = Cores;
-  Setup.SpinMicros = static_cast<uint32_t>(Opts.SpinMicros);
-  Setup.SharedCores = Opts.SharedCores;
-  Setup.OutputFd = 4;
-  Setup.Transports = SessionTransports;
-  Header SH;
-  SH.Type = MsgType::SessionSetup;
-  if (Status S = sendChannelFrame(C.CtlFd, frame(SH, Setup)); !S.ok())
-    return S;
-  return readSessionAddress(C, Addr);
+    return startInProcessSession(C, Token, Addr);
+  SessionSetup Terms;
+  Terms.Token = Token;
+  Terms.MemoryLimit = Opts.Memory;
+  Terms.Cores = Cores;
+  Terms.SpinMicros = static_cast<uint32_t>(Opts.SpinMicros);
+  Terms.SharedCores = Opts.SharedCores;
+  Terms.Transports = SessionTransports;
+  auto L = launchSession(SelfExe, Terms);
+  if (!L)
+    return L.status();
+  C.Pid = L->Pid;
+  C.CtlFd = L->ChannelFd;
+  C.OutputFd = L->OutputFd;
+  Sessions[C.Pid] = C.Ep;
+  Addr = std::move(L->Address);
+  return Status();
 }
 
 Status Supervisor::startInProcessSession(ClientRec &C, uint64_t Token,
-                                         std::vector<uint8_t> &Addr,
-                                         int Fds[2]) {
+                                         std::vector<uint8_t> &Addr) {
   for (auto &[P, Other] : Clients)
-    if (&Other != &C && Other.Thread) {
-      close(Fds[0]);
-      close(Fds[1]);
+    if (&Other != &C && Other.Thread)
       return Status::error(format("this server (MPI rank %d) is busy with "
                                   "another client",
                                   Opts.MpiRank));
-    }
+  int Fds[2];
+  if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, Fds) != 0)
+    return Status::error(format("socketpair: %s", std::strerror(errno)));
   C.CtlFd = Fds[0];
   C.StopFlag = std::make_unique<std::atomic<bool>>(false);
   C.Finished = std::make_unique<std::atomic<bool>>(false);
@@ -295,17 +259,10 @@ Status Supervisor::startInProcessSession(ClientRec &C, uint64_t Token,
     Finished->store(true);
     W->signal();
   });
-  return readSessionAddress(C, Addr);
-}
-
-Status Supervisor::readSessionAddress(ClientRec &C,
-                                      std::vector<uint8_t> &Addr) {
-  SessionReady Ready;
-  if (Status S = receiveChannelMessage(C.CtlFd, MsgType::SessionReady, Ready,
-                                       /*TimeoutMs=*/10000);
-      !S.ok())
-    return S.withContext("session did not start");
-  Addr = std::move(Ready.Address);
+  auto Ready = awaitSessionAddress(C.CtlFd);
+  if (!Ready)
+    return Ready.status();
+  Addr = std::move(*Ready);
   return Status();
 }
 

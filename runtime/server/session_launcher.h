@@ -1,0 +1,38 @@
+//===- session_launcher.h - Start a client's session process ----*- C++ -*-===//
+//
+// A session is a fresh exec of the server (no UCX state of the supervisor
+// survives), given its terms over its channel (session_channel.h) and an
+// output area shared with the supervisor, and ready once it sends its
+// worker's address.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "common/status.h"
+#include "protocol/session_channel.h"
+
+#include <cstdint>
+#include <sys/types.h>
+#include <vector>
+
+namespace ompdpu::server {
+
+/// A session process that has started.
+struct LaunchedSession {
+  pid_t Pid = -1;
+  int ChannelFd = -1;           ///< the supervisor's end of the session channel
+  int OutputFd = -1;            ///< the output area (output_ring.h)
+  std::vector<uint8_t> Address; ///< the session worker's packed address
+};
+
+/// Start SelfExe as a session with Terms (OutputFd is filled in); the
+/// session has 10 s to become ready. On failure nothing is left running
+/// or open.
+Expected<LaunchedSession> launchSession(const char *SelfExe,
+                                        protocol::SessionSetup Terms);
+
+/// Wait (at most 10 s) for the SessionReady of a session starting on
+/// ChannelFd.
+Expected<std::vector<uint8_t>> awaitSessionAddress(int ChannelFd);
+
+} // namespace ompdpu::server
