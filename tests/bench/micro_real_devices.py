@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """benchmarks/micro/run_micro.py against DPUs it did not start (--devices), as
-on a real BlueField: two ompdpu-servers started here by hand stand in for the
-DPUs, and --dpu-host localhost runs ucx_perftest's server side and the MPI
-ping-pong here. Checks that the run succeeds, that every target gets a
+on a real BlueField: two servers started here by `ompdpu emulate 2` stand in
+for the DPUs, and --dpu-host localhost runs ucx_perftest's server side and the
+MPI ping-pong here. Checks that the run succeeds, that every target gets a
 verdict, that the rows only an emulated run can have are left out, and that
 device to device ran between the two servers.
 
   micro_real_devices.py BUILD_DIR WORK_DIR
 """
+import json
 import os
 import subprocess
 import sys
@@ -21,20 +22,14 @@ def fail(msg):
     sys.exit(f"micro_real_devices: FAIL: {msg}")
 
 
-servers, addrs = [], []
+# Its stdin is our pipe: the servers stop when it closes, even if we die.
+servers = subprocess.Popen([os.path.join(build, "bin", "ompdpu"), "emulate", "2"],
+                           stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
 try:
-    for _ in range(2):
-        r, w = os.pipe()
-        servers.append(subprocess.Popen(
-            [os.path.join(build, "bin", "ompdpu-server"), "--listen", "127.0.0.1:0",
-             "--ready-fd", str(w), "--shared-cores"], pass_fds=(w,),
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
-        os.close(w)
-        with os.fdopen(r) as ready:
-            line = ready.readline().split()
-        if len(line) != 2 or line[0] != "LISTENING":
-            fail(f"a server did not start: {line}")
-        addrs.append(line[1])
+    line = servers.stdout.readline()
+    if not line:
+        fail("`ompdpu emulate 2` did not start the servers")
+    addrs = json.loads(line)["devices"]
     out = os.path.join(work, "report")
     p = subprocess.run([sys.executable, os.path.join(root, "benchmarks", "micro", "run_micro.py"),
                         "--build", build, "--out", out, "--quick", "--reps", "1",
@@ -62,10 +57,8 @@ try:
         fail("; ".join(bad) + "\n" + table)
     print(f"micro_real_devices: PASS ({len(checks)} checks, devices {', '.join(addrs)})")
 finally:
-    for s in servers:
-        s.terminate()
-    for s in servers:
-        try:
-            s.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            s.kill()
+    servers.stdin.close()
+    try:
+        servers.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        servers.kill()
