@@ -31,14 +31,17 @@ def write_plots(out, summary, records):
             ax.annotate(fmt(v), (i, v), ha="center", va="bottom", fontsize=7,
                         xytext=(0, 2), textcoords="offset points")
 
+    def save(fig, name):
+        fig.tight_layout()
+        fig.savefig(os.path.join(out, name), dpi=110)
+        plt.close(fig)
+        files.append(name)
+
     if "augment" in summary:
         fig, ax = plt.subplots(1, 2, figsize=(9, 3.4))
         bars(ax[0], "augment", "batches_per_s", "batches/s", "Augmentation pipeline: throughput (higher is better)")
         bars(ax[1], "augment", "stall_ms_per_batch", "ms", "Host stall per batch (lower is better)")
-        fig.tight_layout()
-        fig.savefig(os.path.join(out, "augment.png"), dpi=110)
-        plt.close(fig)
-        files.append("augment.png")
+        save(fig, "augment.png")
     halos = [n for n in summary if n.startswith("halo")]
     if halos:
         fig, ax = plt.subplots(len(halos), 2, figsize=(9, 3.4 * len(halos)), squeeze=False)
@@ -61,19 +64,13 @@ def write_plots(out, summary, records):
                                fontsize=7)
             a2.set_ylabel("ms")
             a2.set_title("Exchange: cost alone (hatched) and exposed per iteration", fontsize=9)
-        fig.tight_layout()
-        fig.savefig(os.path.join(out, "halo.png"), dpi=110)
-        plt.close(fig)
-        files.append("halo.png")
+        save(fig, "halo.png")
     convs = [n for n in summary if n.startswith("conv")]
     if convs:
         fig, ax = plt.subplots(1, len(convs), figsize=(4.5 * len(convs), 3.4), squeeze=False)
         for i, n in enumerate(convs):
             bars(ax[0][i], n, "ms_per_step", "ms", f"{TITLES.get(n, n)}: time per step")
-        fig.tight_layout()
-        fig.savefig(os.path.join(out, "conv.png"), dpi=110)
-        plt.close(fig)
-        files.append("conv.png")
+        save(fig, "conv.png")
     rows = ratio_rows(summary)
     if rows:
         fig, ax = plt.subplots(figsize=(9, 3.2))
@@ -89,9 +86,6 @@ def write_plots(out, summary, records):
         top = max([1.2] + [r[6] for r in rows if r[6] == r[6]] + [r[7] for r in rows if r[7] == r[7]])
         ax.set_ylim(0, top * 1.3)
         ax.legend(fontsize=7, loc="upper center", ncol=3)
-        fig.tight_layout()
-        fig.savefig(os.path.join(out, "ratios.png"), dpi=110)
-        plt.close(fig)
-        files.append("ratios.png")
+        save(fig, "ratios.png")
     return files
 

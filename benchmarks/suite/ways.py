@@ -8,7 +8,7 @@ import time
 
 import runs
 from runs import SuiteError, log, run
-from servers import EmulatedServers, ExternalServers, MpiServers, cpulist
+from servers import EmulatedServers, ExternalServers, cpulist
 
 class Suite:
     def __init__(self, args):
@@ -131,7 +131,7 @@ class Suite:
         mpi_servers = None
         try:
             if wl == "halo" and not self.a.no_mpi_servers:  # offload-mpi way
-                mpi_servers = self.try_mpi_servers(dpus)
+                mpi_servers = self.try_mpi_servers(ndpus)
             self.run_ways(name, wl, args, reps, progress, host, dpus, servers, mpi_servers)
         finally:
             servers.stop()
@@ -192,8 +192,8 @@ class Suite:
                 log(f"[{progress[0]}/{progress[1]}] {what}: {headline(name, res[-1])} ({wall:.1f} s"
                     + (f", {100 * foreign:.0f}% outside load" if foreign > 0.02 else "") + ")")
 
-    def try_mpi_servers(self, dpus):
-        """Start ompdpu-server --mpi if this build supports it, else None."""
+    def try_mpi_servers(self, ndpus):
+        """The servers as one MPI job if this build supports it, else None."""
         if not os.path.exists(os.path.join(self.bin, "suite-halo-offload-mpi")):
             return None
         h = subprocess.run([os.path.join(self.bin, "ompdpu-server"), "--help"],
@@ -202,8 +202,8 @@ class Suite:
             self.notes.append("halo offload-mpi skipped: this ompdpu-server has no --mpi mode")
             return None
         try:
-            return MpiServers(self.build, dpus, self.mpirun,
-                              os.path.join(self.a.out, "mpi-servers.log"))
+            return EmulatedServers(self.build, ndpus, self.a.cores_per_dpu, mpirun=self.mpirun,
+                                   log_path=os.path.join(self.a.out, "mpi-servers.log"))
         except SuiteError as e:
             self.notes.append(f"halo offload-mpi skipped: {e}")
             log(f"halo offload-mpi skipped: {e}")

@@ -3,6 +3,7 @@
 
 #include "common/log.h"
 #include "tools/emulator.h"
+#include "tools/mpi_emulator.h"
 
 #include <csignal>
 #include <cstdio>
@@ -29,28 +30,21 @@ std::string jsonCores(const std::vector<int> &Cores) {
   return "[" + joinCores(Cores) + "]";
 }
 
-/// The plan and the servers as one line of JSON (documented in the README).
-std::string describe(const std::vector<EmulatedServer> &Servers,
-                     const CorePlan &Plan) {
-  std::vector<std::string> Addrs, Pids, Dpus;
-  for (const EmulatedServer &S : Servers) {
-    Addrs.push_back("\"" + S.Address + "\"");
-    Pids.push_back(std::to_string(S.Pid));
-  }
+/// Where the DPUs are and the plan, as one line of JSON (see the README).
+std::string describe(const std::vector<std::string> &Addresses,
+                     const std::vector<pid_t> &Pids, const CorePlan &Plan) {
+  std::vector<std::string> Addrs, PidTexts, Dpus;
+  for (const std::string &A : Addresses)
+    Addrs.push_back("\"" + A + "\"");
+  for (pid_t P : Pids)
+    PidTexts.push_back(std::to_string(P));
   for (const std::vector<int> &C : Plan.DpuCores)
     Dpus.push_back(jsonCores(C));
   return "{\"devices\":" + jsonList(Addrs) +
-         ",\"server_pids\":" + jsonList(Pids) +
+         ",\"server_pids\":" + jsonList(PidTexts) +
          ",\"host_cores\":" + jsonCores(Plan.HostCores) +
          ",\"dpu_cores\":" + jsonList(Dpus) +
          ",\"shared\":" + (Plan.Fits ? "false" : "true") + "}";
-}
-
-/// A reaped server's end, in words.
-std::string howItEnded(int WStatus) {
-  if (WIFSIGNALED(WStatus))
-    return format("killed by signal %d", WTERMSIG(WStatus));
-  return format("exited with status %d", WEXITSTATUS(WStatus));
 }
 
 /// True when stdin is a pipe or socket: its end then means "stop" (the
@@ -60,26 +54,72 @@ bool stdinSaysStop() {
   return fstat(0, &St) == 0 && (S_ISFIFO(St.st_mode) || S_ISSOCK(St.st_mode));
 }
 
-/// Wait for a stop signal, the end of stdin or a server's death (1).
-int waitForEnd(std::vector<EmulatedServer> &Servers) {
+/// Wait for a stop signal or the end of stdin (-1), or for one of Pids to
+/// end: its index, its wait status in WStatus.
+int waitForEnd(const std::vector<pid_t> &Pids, int &WStatus) {
   bool WatchStdin = stdinSaysStop();
   while (!StopRequested) {
     pollfd P{WatchStdin ? 0 : -1, POLLIN, 0};
     if (poll(&P, 1, 200) > 0 && (P.revents & (POLLIN | POLLHUP))) {
       char Buf[256];
       if (read(0, Buf, sizeof(Buf)) <= 0)
-        return 0;
+        return -1;
     }
-    for (size_t K = 0; K < Servers.size(); ++K) {
-      int WStatus = 0;
-      if (waitpid(Servers[K].Pid, &WStatus, WNOHANG) != Servers[K].Pid)
-        continue;
-      log(LogLevel::Error, "emulated DPU %zu (pid %d) %s", K, Servers[K].Pid,
-          howItEnded(WStatus).c_str());
-      Servers[K].Pid = -1;
-      return 1;
-    }
+    for (size_t K = 0; K < Pids.size(); ++K)
+      if (waitpid(Pids[K], &WStatus, WNOHANG) == Pids[K])
+        return static_cast<int>(K);
   }
+  return -1;
+}
+
+void announce(const std::vector<std::string> &Addresses,
+              const std::vector<pid_t> &Pids, const CorePlan &Plan) {
+  std::printf("%s\n", describe(Addresses, Pids, Plan).c_str());
+  std::fflush(stdout);
+}
+
+int serveSeparately(const std::string &ServerExe, const EmulatorOptions &O) {
+  CorePlan Plan;
+  auto S = startEmulatedServers(ServerExe, O, Plan);
+  if (!S) {
+    log(LogLevel::Error, "%s", S.status().message().c_str());
+    return 127;
+  }
+  std::vector<std::string> Addresses;
+  std::vector<pid_t> Pids;
+  for (const EmulatedServer &Srv : *S) {
+    Addresses.push_back(Srv.Address);
+    Pids.push_back(Srv.Pid);
+  }
+  announce(Addresses, Pids, Plan);
+  int WStatus = 0;
+  int Dead = waitForEnd(Pids, WStatus);
+  if (Dead >= 0) {
+    log(LogLevel::Error, "emulated DPU %d (pid %d) %s", Dead, Pids[Dead],
+        describeExit(WStatus).c_str());
+    (*S)[Dead].Pid = -1;
+  }
+  stopServers(*S);
+  return Dead >= 0 ? 1 : 0;
+}
+
+int serveAsMpiJob(const std::string &ServerExe, const EmulatorOptions &O,
+                  const std::vector<std::string> &Mpirun) {
+  CorePlan Plan;
+  auto J = startMpiServers(ServerExe, O, Mpirun, Plan);
+  if (!J) {
+    log(LogLevel::Error, "%s", J.status().message().c_str());
+    return 127;
+  }
+  announce(J->Addresses, {J->Pid}, Plan);
+  int WStatus = 0;
+  if (waitForEnd({J->Pid}, WStatus) >= 0) {
+    log(LogLevel::Error, "the MPI job of emulated DPUs (pid %d) %s", J->Pid,
+        describeExit(WStatus).c_str());
+    killpg(J->Pid, SIGKILL); // ranks mpirun left behind
+    return 1;
+  }
+  stopMpiJob(*J);
   return 0;
 }
 
@@ -89,7 +129,18 @@ int cmdEmulate(int Argc, char **Argv, const std::string &ServerExe) {
   EmulatorOptions EO;
   EO.Count = 0;
   EO.QuietStdout = true; // stdout carries the description alone
+  bool Mpi = false;
+  std::vector<std::string> Mpirun;
   for (int K = 0; K < Argc; ++K) {
+    std::string A = Argv[K];
+    if (A == "--mpi") {
+      Mpi = true;
+      continue;
+    }
+    if (A == "--") {
+      Mpirun.assign(Argv + K + 1, Argv + Argc);
+      break;
+    }
     int Taken = takeEmulatorOption(Argc, Argv, K, EO);
     if (Taken < 0)
       return 2;
@@ -108,24 +159,19 @@ int cmdEmulate(int Argc, char **Argv, const std::string &ServerExe) {
     log(LogLevel::Error, "emulate needs a count of DPUs");
     return 2;
   }
+  if (Mpi != !Mpirun.empty()) {
+    log(LogLevel::Error, "--mpi needs the MPI launcher after '--' (e.g. -- "
+                         "mpirun --oversubscribe), and only --mpi takes one");
+    return 2;
+  }
   setenv("UCX_LOG_FILE", "stderr", 0);
   struct sigaction SA {};
   SA.sa_handler = onStop;
   for (int Sig : {SIGINT, SIGTERM, SIGHUP})
     sigaction(Sig, &SA, nullptr);
   signal(SIGPIPE, SIG_IGN);
-
-  CorePlan Plan;
-  auto S = startEmulatedServers(ServerExe, EO, Plan);
-  if (!S) {
-    log(LogLevel::Error, "%s", S.status().message().c_str());
-    return 127;
-  }
-  std::printf("%s\n", describe(*S, Plan).c_str());
-  std::fflush(stdout);
-  int Rc = waitForEnd(*S);
-  stopServers(*S);
-  return Rc;
+  return Mpi ? serveAsMpiJob(ServerExe, EO, Mpirun)
+             : serveSeparately(ServerExe, EO);
 }
 
 } // namespace ompdpu::tools

@@ -84,26 +84,33 @@ static std::string readLine(int Fd, std::chrono::seconds Limit) {
   return Line;
 }
 
+pid_t spawn(std::vector<std::string> Args, const std::function<void()> &Setup) {
+  pid_t Pid = fork();
+  if (Pid == 0) {
+    Setup();
+    std::vector<char *> Argv;
+    for (std::string &A : Args)
+      Argv.push_back(A.data());
+    Argv.push_back(nullptr);
+    execvp(Argv[0], Argv.data());
+    std::fprintf(stderr, "ompdpu error: cannot run %s: %s\n", Argv[0],
+                 std::strerror(errno));
+    _exit(127);
+  }
+  return Pid;
+}
+
 /// Start one server; its address once it listens.
 static Expected<EmulatedServer> startServer(std::vector<std::string> Args,
                                             bool QuietStdout) {
   int Fds[2];
   if (pipe2(Fds, O_CLOEXEC) != 0)
     return Status::error(format("pipe: %s", std::strerror(errno)));
-  pid_t Pid = fork();
-  if (Pid == 0) {
+  pid_t Pid = spawn(std::move(Args), [&] {
     dup2(Fds[1], 3);
     if (QuietStdout)
       dup2(2, 1);
-    std::vector<char *> Argv;
-    for (std::string &A : Args)
-      Argv.push_back(A.data());
-    Argv.push_back(nullptr);
-    execv(Argv[0], Argv.data());
-    std::fprintf(stderr, "ompdpu error: cannot run %s: %s\n", Argv[0],
-                 std::strerror(errno));
-    _exit(127);
-  }
+  });
   close(Fds[1]);
   if (Pid < 0) {
     close(Fds[0]);
@@ -122,17 +129,29 @@ static Expected<EmulatedServer> startServer(std::vector<std::string> Args,
   return S;
 }
 
-Expected<std::vector<EmulatedServer>>
-startEmulatedServers(const std::string &ServerExe, const EmulatorOptions &O,
-                     CorePlan &Plan) {
+CorePlan planFor(const EmulatorOptions &O) {
   std::vector<int> All = allowedCores();
-  Plan = O.Pin ? planCores(All, O.Count, O.CoresPerDpu)
-               : unpinnedPlan(All, O.Count);
-  if (O.Pin && !Plan.Fits)
+  if (!O.Pin)
+    return unpinnedPlan(All, O.Count);
+  CorePlan Plan = planCores(All, O.Count, O.CoresPerDpu);
+  if (!Plan.Fits)
     log(LogLevel::Warning,
         "%zu cores cannot give %d DPUs cores of their own and the program "
         "one: the DPUs share cores %s",
         All.size(), O.Count, joinCores(Plan.DpuCores[0]).c_str());
+  return Plan;
+}
+
+std::string describeExit(int WStatus) {
+  if (WIFSIGNALED(WStatus))
+    return format("killed by signal %d", WTERMSIG(WStatus));
+  return format("exited with status %d", WEXITSTATUS(WStatus));
+}
+
+Expected<std::vector<EmulatedServer>>
+startEmulatedServers(const std::string &ServerExe, const EmulatorOptions &O,
+                     CorePlan &Plan) {
+  Plan = planFor(O);
   std::vector<EmulatedServer> Servers;
   for (size_t K = 0; K < Plan.DpuCores.size(); ++K) {
     auto S = startServer(serverArgs(ServerExe, O, Plan, K), O.QuietStdout);

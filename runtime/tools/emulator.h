@@ -4,6 +4,7 @@
 #include "common/status.h"
 #include "tools/core_plan.h"
 
+#include <functional>
 #include <string>
 #include <sys/types.h>
 #include <vector>
@@ -29,6 +30,17 @@ struct EmulatorOptions {
 /// Takes the emulator option at Argv[K] (and its value, advancing K):
 /// 1 if it was one, 0 if not, -1 on a bad value (reported).
 int takeEmulatorOption(int Argc, char **Argv, int &K, EmulatorOptions &O);
+
+/// The cores for O: planned with --pin (warning when they do not suffice),
+/// else shared by all.
+CorePlan planFor(const EmulatorOptions &O);
+
+/// A reaped process's end, in words ("killed by signal 9").
+std::string describeExit(int WStatus);
+
+/// Fork and exec Args (Args[0] looked up on PATH) with Setup run in the child
+/// first (its file descriptors); the child's pid, or -1.
+pid_t spawn(std::vector<std::string> Args, const std::function<void()> &Setup);
 
 /// Plan the cores (with --pin) and start the servers, each on a free port,
 /// waiting until each listens. On failure the ones started are stopped.

@@ -3,6 +3,7 @@
 //   ompdpu run [--emulate N [--pin] [--cores-per-dpu K] [--memory SIZE]]
 //              [--devices HOST:PORT,...] -- PROGRAM [ARGS...]
 //   ompdpu emulate N [--pin] [--cores-per-dpu K] [--memory SIZE]
+//                    [--mpi -- MPIRUN [ARGS...]]
 //   ompdpu info [--devices HOST:PORT,...]
 //
 //===----------------------------------------------------------------------===//
@@ -29,6 +30,7 @@ namespace {
 const char *Usage =
     "usage: ompdpu run [options] -- PROGRAM [ARGS...]\n"
     "       ompdpu emulate N [--pin] [--cores-per-dpu K] [--memory SIZE]\n"
+    "                        [--mpi -- MPIRUN [ARGS...]]\n"
     "       ompdpu info [--devices HOST:PORT,...]\n"
     "       ompdpu vm start|stop|status|run|... (the arm64 VM testbed; "
     "see ompdpu vm --help)\n"
@@ -54,6 +56,10 @@ const char *Usage =
     "  \"shared\": true|false}, and keep them until SIGTERM/SIGINT, the end "
     "of\n"
     "  stdin (a pipe) or a server's death (exit status 1).\n"
+    "  --mpi -- MPIRUN...  the servers as one MPI job (ompdpu-server --mpi) "
+    "under\n"
+    "                      MPIRUN, on consecutive ports; server_pids: "
+    "MPIRUN's\n"
     "\n"
     "info: connect to every configured device and report its state.\n";
 
