@@ -10,7 +10,8 @@ common options: [--fresh-server] [--server-args ARGS] [--when REGEX] [--delay S]
                 [--limit S] [--check-server]
 
 With --ompdpu (tests/lit, emulated DPUs): the server is an emulated DPU of this run alone
-(`ompdpu emulate 1`), and CMD runs under `ompdpu run --devices ADDR`.
+(`ompdpu emulate 1 [--server-args]`, e.g. --memory 64M), and CMD runs under
+`ompdpu run --devices ADDR`.
 
 With --ompdpu-vm (tests/lit-arm, the arm64 VM): the VM is the suite's (--name VM), or with
 --private-vm a VM of its own (VM-SUFFIX, 1 core, 1 GiB, one server), started here and always

@@ -1,4 +1,4 @@
-//===- core_plan.cpp - Which cores emulated DPUs and the program get ------===//
+//===- core_plan.cpp - The cores of emulated DPUs and the program ---------===//
 #include "tools/core_plan.h"
 
 #include <algorithm>

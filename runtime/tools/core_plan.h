@@ -1,4 +1,4 @@
-//===- core_plan.h - Which cores emulated DPUs and the program get -*- C++ -*-===//
+//===- core_plan.h - The cores of emulated DPUs and the program -*- C++ -*-===//
 #pragma once
 
 #include <string>
@@ -20,8 +20,7 @@ std::vector<int> allowedCores();
 /// the top, the program keeps the rest. When that does not fit, the DPUs
 /// share the top half and the program keeps the bottom one (one core: all
 /// share it). Allowed must not be empty.
-CorePlan planCores(const std::vector<int> &Allowed, int Count,
-                   int CoresPerDpu);
+CorePlan planCores(const std::vector<int> &Allowed, int Count, int CoresPerDpu);
 
 /// A plan that pins nothing: every DPU shares every core with the program.
 CorePlan unpinnedPlan(const std::vector<int> &Allowed, int Count);

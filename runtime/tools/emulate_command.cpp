@@ -1,4 +1,4 @@
-//===- emulate_command.cpp - `ompdpu emulate`: servers for other tools ----===//
+//===- emulate_command.cpp - `ompdpu emulate` for other tools -------------===//
 #include "tools/emulate_command.h"
 
 #include "common/log.h"

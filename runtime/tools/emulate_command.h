@@ -1,4 +1,4 @@
-//===- emulate_command.h - `ompdpu emulate`: servers for other tools -*- C++ -*-===//
+//===- emulate_command.h - `ompdpu emulate` for other tools -----*- C++ -*-===//
 #pragma once
 
 #include <string>

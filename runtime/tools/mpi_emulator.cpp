@@ -123,9 +123,9 @@ Expected<MpiJob> startMpiServers(const std::string &ServerExe,
     int WStatus = 0;
     if (waitpid(Job.Pid, &WStatus, WNOHANG) == Job.Pid) {
       Job.Pid = -1;
-      return Status::error(format(
-          "the MPI job of emulated DPUs (%s) ended before listening: %s",
-          Mpirun[0].c_str(), describeExit(WStatus).c_str()));
+      return Status::error(
+          format("the MPI job of emulated DPUs (%s) ended before listening: %s",
+                 Mpirun[0].c_str(), describeExit(WStatus).c_str()));
     }
     int Ready = 0;
     while (Ready < O.Count && listening(Base + Ready))
@@ -135,7 +135,8 @@ Expected<MpiJob> startMpiServers(const std::string &ServerExe,
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   stopMpiJob(Job);
-  return Status::error("the MPI job of emulated DPUs did not listen within 30 s");
+  return Status::error(
+      "the MPI job of emulated DPUs did not listen within 30 s");
 }
 
 void stopMpiJob(MpiJob &Job) {

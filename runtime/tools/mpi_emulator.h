@@ -1,4 +1,4 @@
-//===- mpi_emulator.h - Emulated DPU servers as one MPI job ------*- C++ -*-===//
+//===- mpi_emulator.h - Emulated DPU servers as one MPI job -----*- C++ -*-===//
 #pragma once
 
 #include "common/status.h"
