@@ -50,6 +50,11 @@ import tempfile
 import threading
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                "runtime", "tools"))
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+from ompdpu_emulate import Emulation, NotStarted  # noqa: E402
+
 out_lock = threading.Lock()
 
 
@@ -77,22 +82,17 @@ class LocalTarget:
     actions = ("kill-server", "kill-server-tree")
 
     def __init__(self, a):
-        self.a, self.ompdpu, self.proc = a, a.ompdpu, None
+        self.a, self.ompdpu, self.emulation = a, a.ompdpu, None
         self.errors = tempfile.TemporaryFile(mode="w+")
 
     def start(self):
-        a = self.a
-        # Its stdin is our pipe: the server stops when it closes, even if we die.
-        self.proc = subprocess.Popen([a.ompdpu, "emulate", "1"] + a.server_args.split(),
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=self.errors, text=True)
-        line = self.proc.stdout.readline()
-        if not line:
-            self.proc.wait()
+        try:
+            self.emulation = Emulation(self.ompdpu, [1] + self.a.server_args.split(),
+                                       stderr=self.errors)
+        except NotStarted as e:
             self.errors.seek(0)
-            raise Failed("cannot start an emulated DPU:\n" + self.errors.read())
-        d = json.loads(line)
-        self.addr, self.pid = d["devices"][0], d["server_pids"][0]
+            raise Failed("cannot start an emulated DPU (%s):\n%s" % (e, self.errors.read()))
+        self.addr, self.pid = self.emulation.devices[0], self.emulation.server_pids[0]
         self.subst = {"{addr}": self.addr, "{port}": self.addr.rsplit(":", 1)[1],
                       "{guest}": self.addr.rsplit(":", 1)[0]}
 
@@ -120,14 +120,8 @@ class LocalTarget:
         pass
 
     def stop(self):
-        if not self.proc:
-            return
-        self.proc.stdin.close()
-        try:
-            self.proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
+        if self.emulation:
+            self.emulation.stop()
         self.errors.close()
 
 

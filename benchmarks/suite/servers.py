@@ -1,13 +1,16 @@
 """The DPU servers of a workload: emulated ones (`ompdpu emulate`, which also
 plans the cores; as one MPI job for the halo's offload-mpi way), and servers
 somebody else runs (real DPUs)."""
-import json
 import os
 import shlex
-import subprocess
+import sys
 import tempfile
 
 from runs import SuiteError
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                                "runtime", "tools"))
+from ompdpu_emulate import Emulation, NotStarted  # noqa: E402
 
 
 def cpulist(cs):
@@ -22,25 +25,20 @@ class EmulatedServers:
     may call MPI), its output in log_path."""
 
     def __init__(self, build, ndpus, cores_per_dpu=0, verbose=False, mpirun=None, log_path=None):
-        cmd = [os.path.join(build, "bin", "ompdpu"), "emulate", str(ndpus), "--pin"]
-        if cores_per_dpu:
-            cmd += ["--cores-per-dpu", str(cores_per_dpu)]
+        args = [ndpus, "--pin"] + (["--cores-per-dpu", cores_per_dpu] if cores_per_dpu else [])
         if mpirun:
-            cmd += ["--mpi", "--"] + list(mpirun)
+            args += ["--mpi", "--"] + list(mpirun)
         self.log_path = log_path
         self.errors = (open(log_path, "w+") if log_path else
                        None if verbose else tempfile.TemporaryFile(mode="w+"))
-        # Its stdin is our pipe: should this process die, the servers stop too.
-        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=self.errors, text=True)
-        line = self.proc.stdout.readline()
-        if not line:
-            self.proc.wait()
-            raise SuiteError(f"emulated DPUs did not start: {shlex.join(cmd)}\n{self.error_text()}")
-        plan = json.loads(line)
-        self.addrs = plan["devices"]
-        self.host, self.dpus, self.shared = plan["host_cores"], plan["dpu_cores"], plan["shared"]
-        self.roots = [self.proc.pid]
+        try:
+            em = Emulation(os.path.join(build, "bin", "ompdpu"), args, stderr=self.errors)
+        except NotStarted as e:
+            raise SuiteError(f"emulated DPUs did not start ({e}): ompdpu emulate {shlex.join(map(str, args))}"
+                             f"\n{self.error_text()}")
+        self.emulation = em
+        self.addrs, self.host, self.dpus, self.shared = em.devices, em.host_cores, em.dpu_cores, em.shared
+        self.roots = [em.proc.pid]
 
     def error_text(self):
         if self.log_path:
@@ -51,16 +49,10 @@ class EmulatedServers:
         return self.errors.read()[-2000:]
 
     def alive(self):
-        return self.proc.poll() is None
+        return self.emulation.alive()
 
     def stop(self):
-        if self.proc.poll() is None:
-            self.proc.stdin.close()
-            try:
-                self.proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        self.emulation.stop()
         if self.errors:
             self.errors.close()
             self.errors = None

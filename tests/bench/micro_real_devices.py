@@ -8,13 +8,15 @@ device to device ran between the two servers.
 
   micro_real_devices.py BUILD_DIR WORK_DIR
 """
-import json
 import os
 import subprocess
 import sys
 
 build, work = sys.argv[1], sys.argv[2]
 root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(root, "runtime", "tools"))
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+from ompdpu_emulate import Emulation, NotStarted  # noqa: E402
 os.makedirs(work, exist_ok=True)
 
 
@@ -22,14 +24,12 @@ def fail(msg):
     sys.exit(f"micro_real_devices: FAIL: {msg}")
 
 
-# Its stdin is our pipe: the servers stop when it closes, even if we die.
-servers = subprocess.Popen([os.path.join(build, "bin", "ompdpu"), "emulate", "2"],
-                           stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
 try:
-    line = servers.stdout.readline()
-    if not line:
-        fail("`ompdpu emulate 2` did not start the servers")
-    addrs = json.loads(line)["devices"]
+    servers = Emulation(os.path.join(build, "bin", "ompdpu"), [2])
+except NotStarted as e:
+    fail(f"`ompdpu emulate 2` did not start the servers ({e})")
+try:
+    addrs = servers.devices
     out = os.path.join(work, "report")
     p = subprocess.run([sys.executable, os.path.join(root, "benchmarks", "micro", "run_micro.py"),
                         "--build", build, "--out", out, "--quick", "--reps", "1",
@@ -57,8 +57,4 @@ try:
         fail("; ".join(bad) + "\n" + table)
     print(f"micro_real_devices: PASS ({len(checks)} checks, devices {', '.join(addrs)})")
 finally:
-    servers.stdin.close()
-    try:
-        servers.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        servers.kill()
+    servers.stop()
