@@ -2,7 +2,9 @@
 #pragma once
 
 #include "common/status.h"
+#include "tools/core_plan.h"
 
+#include <functional>
 #include <string>
 #include <sys/types.h>
 #include <vector>
@@ -13,7 +15,6 @@ namespace ompdpu::tools {
 struct EmulatedServer {
   pid_t Pid = -1;
   std::string Address; ///< "127.0.0.1:PORT"
-  std::vector<int> Cores;
 };
 
 /// How to start emulated DPUs.
@@ -23,13 +24,29 @@ struct EmulatorOptions {
   int CoresPerDpu = 0; ///< 0: an even share, at least 1
   std::string Memory;  ///< --memory for each server ("" = default)
   bool Verbose = false;
+  bool QuietStdout = false; ///< servers write stdout to stderr
 };
 
-/// Start the servers (each on a free port) and wait until each listens.
-/// On failure the ones already started are stopped.
+/// Takes the emulator option at Argv[K] (and its value, advancing K):
+/// 1 if it was one, 0 if not, -1 on a bad value (reported).
+int takeEmulatorOption(int Argc, char **Argv, int &K, EmulatorOptions &O);
+
+/// The cores for O: planned with --pin (warning when they do not suffice),
+/// else shared by all.
+CorePlan planFor(const EmulatorOptions &O);
+
+/// A reaped process's end, in words ("killed by signal 9").
+std::string describeExit(int WStatus);
+
+/// Fork and exec Args (Args[0] looked up on PATH) with Setup run in the child
+/// first (its file descriptors); the child's pid, or -1.
+pid_t spawn(std::vector<std::string> Args, const std::function<void()> &Setup);
+
+/// Plan the cores (with --pin) and start the servers, each on a free port,
+/// waiting until each listens. On failure the ones started are stopped.
 Expected<std::vector<EmulatedServer>>
 startEmulatedServers(const std::string &ServerExe, const EmulatorOptions &O,
-                     std::vector<int> &HostCores);
+                     CorePlan &Plan);
 
 /// Stop servers: SIGTERM, then SIGKILL after a grace period.
 void stopServers(std::vector<EmulatedServer> &Servers);

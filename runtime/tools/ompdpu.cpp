@@ -2,12 +2,15 @@
 //
 //   ompdpu run [--emulate N [--pin] [--cores-per-dpu K] [--memory SIZE]]
 //              [--devices HOST:PORT,...] -- PROGRAM [ARGS...]
+//   ompdpu emulate N [--pin] [--cores-per-dpu K] [--memory SIZE]
+//                    [--mpi -- MPIRUN [ARGS...]]
 //   ompdpu info [--devices HOST:PORT,...]
 //
 //===----------------------------------------------------------------------===//
 #include "client/connection.h"
 #include "common/config.h"
 #include "common/log.h"
+#include "tools/emulate_command.h"
 #include "tools/emulator.h"
 
 #include <climits>
@@ -26,6 +29,8 @@ namespace {
 
 const char *Usage =
     "usage: ompdpu run [options] -- PROGRAM [ARGS...]\n"
+    "       ompdpu emulate N [--pin] [--cores-per-dpu K] [--memory SIZE]\n"
+    "                        [--mpi -- MPIRUN [ARGS...]]\n"
     "       ompdpu info [--devices HOST:PORT,...]\n"
     "       ompdpu vm start|stop|status|run|... (the arm64 VM testbed; "
     "see ompdpu vm --help)\n"
@@ -43,6 +48,18 @@ const char *Usage =
     "  --verbose           servers log clients and sessions\n"
     "The program sees OMPDPU_DEVICES and, with --emulate, OMPDPU_SERVER_PIDS.\n"
     "Exit status: the program's (128+N if it died of signal N).\n"
+    "\n"
+    "emulate: start N emulated DPUs for other tools (the run options above),\n"
+    "  print them as one JSON line: {\"devices\": [\"HOST:PORT\", ...],\n"
+    "  \"server_pids\": [...], \"host_cores\": [...], \"dpu_cores\": [[...], "
+    "...],\n"
+    "  \"shared\": true|false}, and keep them until SIGTERM/SIGINT, the end "
+    "of\n"
+    "  stdin (a pipe) or a server's death (exit status 1).\n"
+    "  --mpi -- MPIRUN...  the servers as one MPI job (ompdpu-server --mpi) "
+    "under\n"
+    "                      MPIRUN, on consecutive ports; server_pids: "
+    "MPIRUN's\n"
     "\n"
     "info: connect to every configured device and report its state.\n";
 
@@ -127,6 +144,11 @@ int cmdRun(int Argc, char **Argv) {
       break;
     }
     const char *V = nullptr;
+    int Taken = tools::takeEmulatorOption(Argc, Argv, K, EO);
+    if (Taken < 0)
+      return 2;
+    if (Taken)
+      continue;
     if (A == "--emulate") {
       V = Next();
       EO.Count = V ? std::atoi(V) : 0;
@@ -134,22 +156,6 @@ int cmdRun(int Argc, char **Argv) {
         log(LogLevel::Error, "--emulate needs a count from 1 to 64");
         return 2;
       }
-    } else if (A == "--pin") {
-      EO.Pin = true;
-    } else if (A == "--cores-per-dpu") {
-      V = Next();
-      EO.CoresPerDpu = V ? std::atoi(V) : 0;
-      if (EO.CoresPerDpu < 1) {
-        log(LogLevel::Error, "--cores-per-dpu needs a positive count");
-        return 2;
-      }
-    } else if (A == "--memory") {
-      V = Next();
-      if (!V) {
-        log(LogLevel::Error, "--memory needs a size");
-        return 2;
-      }
-      EO.Memory = V;
     } else if (A == "--devices") {
       V = Next();
       if (!V) {
@@ -158,8 +164,6 @@ int cmdRun(int Argc, char **Argv) {
       }
       Devices = V;
       HaveDevices = true;
-    } else if (A == "--verbose") {
-      EO.Verbose = true;
     } else if (!A.empty() && A[0] == '-') {
       log(LogLevel::Error, "unknown option '%s'\n%s", A.c_str(), Usage);
       return 2;
@@ -188,9 +192,9 @@ int cmdRun(int Argc, char **Argv) {
   setenv("UCX_LOG_FILE", "stderr", 0);
 
   std::vector<tools::EmulatedServer> Servers;
-  std::vector<int> HostCores;
+  tools::CorePlan Plan;
   if (EO.Count) {
-    auto S = tools::startEmulatedServers(serverExe(), EO, HostCores);
+    auto S = tools::startEmulatedServers(serverExe(), EO, Plan);
     if (!S) {
       log(LogLevel::Error, "%s", S.status().message().c_str());
       return 127;
@@ -211,7 +215,7 @@ int cmdRun(int Argc, char **Argv) {
   std::string Path = pluginPath() + (Old && *Old ? ":" + std::string(Old) : "");
   setenv("LD_LIBRARY_PATH", Path.c_str(), 1);
 
-  int Rc = runProgram(Argv + K, HostCores);
+  int Rc = runProgram(Argv + K, EO.Pin ? Plan.HostCores : std::vector<int>());
   tools::stopServers(Servers);
   return Rc;
 }
@@ -277,6 +281,8 @@ int main(int Argc, char **Argv) {
   std::string Cmd = Argv[1];
   if (Cmd == "run")
     return cmdRun(Argc - 2, Argv + 2);
+  if (Cmd == "emulate")
+    return tools::cmdEmulate(Argc - 2, Argv + 2, serverExe());
   if (Cmd == "info")
     return cmdInfo(Argc - 2, Argv + 2);
   if (Cmd == "vm") {

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """benchmarks/micro/run_micro.py against DPUs it did not start (--devices), as
-on a real BlueField: two ompdpu-servers started here by hand stand in for the
-DPUs, and --dpu-host localhost runs ucx_perftest's server side and the MPI
-ping-pong here. Checks that the run succeeds, that every target gets a
+on a real BlueField: two servers started here by `ompdpu emulate 2` stand in
+for the DPUs, and --dpu-host localhost runs ucx_perftest's server side and the
+MPI ping-pong here. Checks that the run succeeds, that every target gets a
 verdict, that the rows only an emulated run can have are left out, and that
 device to device ran between the two servers.
 
@@ -14,6 +14,9 @@ import sys
 
 build, work = sys.argv[1], sys.argv[2]
 root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(root, "runtime", "tools"))
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+from ompdpu_emulate import Emulation, NotStarted  # noqa: E402
 os.makedirs(work, exist_ok=True)
 
 
@@ -21,20 +24,12 @@ def fail(msg):
     sys.exit(f"micro_real_devices: FAIL: {msg}")
 
 
-servers, addrs = [], []
 try:
-    for _ in range(2):
-        r, w = os.pipe()
-        servers.append(subprocess.Popen(
-            [os.path.join(build, "bin", "ompdpu-server"), "--listen", "127.0.0.1:0",
-             "--ready-fd", str(w), "--shared-cores"], pass_fds=(w,),
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
-        os.close(w)
-        with os.fdopen(r) as ready:
-            line = ready.readline().split()
-        if len(line) != 2 or line[0] != "LISTENING":
-            fail(f"a server did not start: {line}")
-        addrs.append(line[1])
+    servers = Emulation(os.path.join(build, "bin", "ompdpu"), [2])
+except NotStarted as e:
+    fail(f"`ompdpu emulate 2` did not start the servers ({e})")
+try:
+    addrs = servers.devices
     out = os.path.join(work, "report")
     p = subprocess.run([sys.executable, os.path.join(root, "benchmarks", "micro", "run_micro.py"),
                         "--build", build, "--out", out, "--quick", "--reps", "1",
@@ -62,10 +57,4 @@ try:
         fail("; ".join(bad) + "\n" + table)
     print(f"micro_real_devices: PASS ({len(checks)} checks, devices {', '.join(addrs)})")
 finally:
-    for s in servers:
-        s.terminate()
-    for s in servers:
-        try:
-            s.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            s.kill()
+    servers.stop()

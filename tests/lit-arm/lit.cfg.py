@@ -1,11 +1,13 @@
 # -*- Python -*-
-# lit configuration for the Arm testbed: the end-to-end tests of tests/lit/offload, run a
-# second time with aarch64 device images (scripts/ompdpu-aarch64-cc) against the
-# cross-built aarch64 ompdpu-server in an arm64 VM (scripts/ompdpu-vm), plus the tests of
-# tests/lit-arm/arm (proof that regions run on aarch64, arm variants of the fault tests).
+# lit configuration for the Arm testbed: the end-to-end and fault tests of tests/lit/offload
+# and tests/lit/fault, run a second time with aarch64 device images
+# (scripts/ompdpu-aarch64-cc) against the cross-built aarch64 ompdpu-server in an arm64 VM
+# (scripts/ompdpu-vm), plus the tests of tests/lit-arm/arm (proof that regions run on
+# aarch64, faults only a VM can have).
 #
-# Two suites share this file; CMake writes one site config for each:
+# Three suites share this file; CMake writes one site config for each:
 #   build/tests/lit-arm/offload/lit.site.cfg.py  test sources: tests/lit/offload
+#   build/tests/lit-arm/fault/lit.site.cfg.py    test sources: tests/lit/fault
 #   build/tests/lit-arm/arm/lit.site.cfg.py      test sources: tests/lit-arm/arm
 # The VM is started once for the whole run (tests/lit-arm/run-lit-arm.sh, the ctest
 # `lit-arm`, does it), not per test; its name comes from --param vm_name=NAME, else
@@ -121,14 +123,19 @@ link = "-Xopenmp-target=%s -L%s -I%s -L%s -lompdpu -Wl,-rpath,%s" % (
 
 # --- substitutions (longer names first) ------------------------------------------------
 ompdpu = os.path.join(config.ompdpu_bin_dir, "ompdpu")
-inputs = os.path.join(_here, "arm", "Inputs")
+fault = "%s %s --ompdpu-vm %s --name %s" % (
+    python, os.path.join(os.path.dirname(_here), "fault_run.py"), vm_tool, vm_name)
 subs = [
     ("%clangxx-offload", "%s --cxx %s" % (cc, link)),
     ("%clang-offload", "%s %s" % (cc, link)),
     ("%run-dpu2", "%senv OMP_TARGET_OFFLOAD=mandatory %s run --devices 2 --" % (_run_prefix, vm)),
     ("%run-dpu", "%senv OMP_TARGET_OFFLOAD=mandatory %s run --" % (_run_prefix, vm)),
-    ("%vm-fault", "%s %s --ompdpu-vm %s --name %s" % (
-        python, os.path.join(inputs, "vm_fault.py"), vm_tool, vm_name)),
+    # The fault tests' shared RUN lines (as in tests/lit/lit.cfg.py).
+    ("%fault-limit", "30"),
+    ("%fault", fault),
+    ("%run-no-server", "%s%s run --ports 1 --" % (_run_prefix, vm)),
+    ("%device-machine", "183"),
+    ("%vm-fault", fault),
     ("%vm", _run_prefix + vm),
     ("%guest", guest_ip),
     ("%no-host", guest_ip.rsplit(".", 1)[0] + ".3"),   # in the guest's subnet, unused

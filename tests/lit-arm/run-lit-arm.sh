@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The ctest `lit-arm`: boot the arm64 VM once, run the lit suites given (build/tests/lit-arm/
-# offload and build/tests/lit-arm/arm) against it, stop it, even when interrupted.
+# offload, fault and arm) against it, stop it, even when interrupted.
 #
 #   tests/lit-arm/run-lit-arm.sh [--build DIR] [--python PY] [--lit LIT.PY] [--jobs N]
 #                                [--vm-name NAME] [LIT-ARGS...] SUITE-DIR...

@@ -99,6 +99,16 @@ if not _configured_from_site:
     config.substitutions.append(
         ("%run-dpu", "%senv OMP_TARGET_OFFLOAD=mandatory %s run --emulate 1 --"
          % (_run_prefix, ompdpu)))
+    # The fault tests' shared RUN lines (tests/lit-arm runs them too, on the
+    # arm64 VM): a harness that gives a run its own server and injects a
+    # fault (tests/fault_run.py), its limit, an address nobody listens on, and
+    # the device images' ELF machine.
+    config.substitutions.append(("%fault-limit", "5"))
+    config.substitutions.append(("%fault", "%s %s --ompdpu %s" % (
+        config.ompdpu_python, os.path.join(os.path.dirname(_here), "fault_run.py"), ompdpu)))
+    config.substitutions.append(
+        ("%run-no-server", "%s%s run --devices 127.0.0.1:1 --" % (_run_prefix, ompdpu)))
+    config.substitutions.append(("%device-machine", "62"))
     # A plain C compiler: programs without OpenMP (that dlopen one).
     config.substitutions.append(("%host-cc", config.ompdpu_clang))
     config.substitutions.append(("%ompdpu", _run_prefix + ompdpu))
