@@ -2,6 +2,7 @@
 #include "tools/emulator.h"
 
 #include "common/log.h"
+#include "protocol/session_channel.h"
 
 #include <cerrno>
 #include <chrono>
@@ -120,12 +121,13 @@ static Expected<EmulatedServer> startServer(std::vector<std::string> Args,
   S.Pid = Pid;
   std::string Line = readLine(Fds[0], std::chrono::seconds(15));
   close(Fds[0]);
-  if (Line.rfind("LISTENING ", 0) != 0) {
+  auto Ready = protocol::parseReadyLine(Line);
+  if (!Ready) {
     std::vector<EmulatedServer> One = {S};
     stopServers(One);
     return Status::error("did not start");
   }
-  S.Address = Line.substr(10, Line.find('\n') - 10);
+  S.Address = Ready->address();
   return S;
 }
 
