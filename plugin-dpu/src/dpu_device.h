@@ -32,7 +32,7 @@ struct KernelRecord {
   KernelResults Results; ///< what followed its last launch
 };
 
-/// Operations of one __tgt_async_info, issued without waiting; the server
+/// Operations of one asynchronous queue, issued without waiting; the server
 /// runs them in Seq order.
 struct AsyncQueue {
   uint32_t Id = 0;
