@@ -27,7 +27,9 @@ public:
     double ResponseTimeout = 10; ///< seconds of silence; 0: none
     double KernelTimeout = 0;    ///< seconds a kernel may run; 0: none
     double HeartbeatInterval = 0.5;
-    double SessionLostGrace = 0.5; ///< for the supervisor to say why
+    /// For the supervisor to say why, once the session's endpoint failed
+    /// (a slow DPU may need seconds to reap the session and send its rest).
+    double SessionLostGrace = 0.5;
   };
   enum class Action { None, Ping, Fail };
   struct Decision {

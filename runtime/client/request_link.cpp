@@ -20,7 +20,10 @@ static double secondsSince(Clock::time_point T) {
 RequestLink::RequestLink(const DeviceAddress &A, const ClientConfig &C,
                          Endpoints::WorkerFactory Make)
     : Addr(A), Cfg(C),
-      Health({C.ResponseTimeout, C.KernelTimeout, C.HeartbeatInterval},
+      Health({C.ResponseTimeout, C.KernelTimeout, C.HeartbeatInterval,
+              // As long as any reply may take: a supervisor that lives
+              // explains a lost session, and one that died fails at once.
+              C.ResponseTimeout > 0 ? C.ResponseTimeout : 10.0},
              Clock::now()),
       Ends(
           std::move(Make),
@@ -137,6 +140,9 @@ void RequestLink::completeOp(const Ticket &T, const Status &S) {
 void RequestLink::failConnection(const Status &S) {
   if (Failed.exchange(true))
     return;
+  // libomptarget aborts the program next, which flushes nothing: what it
+  // and the dead kernel printed must be out before.
+  std::fflush(stdout);
   FailStatus = S;
   for (Ticket &T : Pending.takeAll()) {
     T->Result = S;
@@ -165,9 +171,6 @@ bool RequestLink::onMessage(const uint8_t *Ctrl, size_t Len,
     return false;
   }
   if (H.Type == MsgType::SessionExit) {
-    // libomptarget aborts the program next, which flushes nothing: what the
-    // dead kernel printed must be out before.
-    std::fflush(stdout);
     SessionExit X;
     if (decodeBody(Body, X).ok())
       SessionExitMessage = X.Message;
