@@ -2,9 +2,6 @@
 // output, before the error: the session's output buffer lives in memory the
 // supervisor shares, which sends what the dead session did not. Also when
 // the program's stdout is a pipe (fully buffered) and libomptarget aborts.
-// Loopback only for now: on the arm64 VM the program sees `connection lost`
-// before the supervisor's word, and loses its own output.
-// UNSUPPORTED: arm-vm
 // RUN: %clang-offload %s -o %t
 // RUN: not %run-dpu %t 2>&1 | FileCheck %s
 #include <stdint.h>
