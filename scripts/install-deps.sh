@@ -8,7 +8,7 @@ PACKAGES=(
   clang-14 lld-14 libomp-14-dev libomp-dev llvm-14-tools cmake ninja-build
   pkg-config python3 python3-psutil
   # the runtime's libraries
-  libucx-dev ucx-utils libffi-dev libelf-dev
+  libucx-dev ucx-utils libffi-dev libelf-dev libseccomp-dev
   # tests and benchmarks (OpenBLAS, BLIS and oneDNN are the kernels' references)
   libgtest-dev libgmock-dev libbenchmark-dev libopenblas-dev libblis-dev
   libdnnl-dev openmpi-bin libopenmpi-dev

@@ -17,13 +17,15 @@ void SessionSetup::encode(Writer &W) const {
   W.put(Cores);
   W.put(SpinMicros);
   W.put(SharedCores);
+  W.put(SameHost);
   W.put(OutputFd);
   W.putString(Transports);
 }
 bool SessionSetup::decode(Reader &R) {
   return R.get(Token) && R.get(MemoryLimit) && R.get(Cores) &&
-         R.get(SpinMicros) && R.get(SharedCores) && R.get(OutputFd) &&
-         R.getString(Transports, 256) && Cores > 0 && SharedCores <= 1;
+         R.get(SpinMicros) && R.get(SharedCores) && R.get(SameHost) &&
+         R.get(OutputFd) && R.getString(Transports, 256) && Cores > 0 &&
+         SharedCores <= 1 && SameHost <= 1;
 }
 
 void SessionReady::encode(Writer &W) const {

@@ -26,6 +26,7 @@ struct SessionSetup {
   uint32_t Cores = 1;       ///< cores kernels may use
   uint32_t SpinMicros = 0;  ///< busy-poll time before sleeping
   uint8_t SharedCores = 0;  ///< yield after every poll
+  uint8_t SameHost = 0;     ///< the client is on this machine (cma)
   int32_t OutputFd = -1;    ///< the inherited output area (-1: none)
   std::string Transports;   ///< UCX_TLS for the session ("": UCX's choice)
   void encode(Writer &W) const;

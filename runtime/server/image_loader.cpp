@@ -82,7 +82,7 @@ Expected<std::unique_ptr<LoadedImage>> LoadedImage::load(const uint8_t *Image,
     return Status::error("dlinfo cannot find the image's link map");
 
   auto *Begin = reinterpret_cast<const __tgt_offload_entry *>(Map->l_addr +
-                                                             Section->Addr);
+                                                              Section->Addr);
   size_t Count = Section->Size / sizeof(__tgt_offload_entry);
   for (size_t K = 0; K < Count; ++K) {
     const __tgt_offload_entry &E = Begin[K];

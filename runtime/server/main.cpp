@@ -68,6 +68,7 @@ int main(int Argc, char **Argv) {
     S.Cores = Setup.Cores;
     S.SpinMicros = Setup.SpinMicros;
     S.SharedCores = Setup.SharedCores;
+    S.SameHost = Setup.SameHost;
     S.Transports = Setup.Transports;
     if (S.Cores && !std::getenv("OMP_NUM_THREADS"))
       setenv("OMP_NUM_THREADS", std::to_string(S.Cores).c_str(), 1);

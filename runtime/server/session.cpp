@@ -5,6 +5,7 @@
 #include "common/log.h"
 #include "protocol/messages.h"
 #include "protocol/session_channel.h"
+#include "server/confinement.h"
 #include "server/crash_report.h"
 #include "server/device_memory.h"
 #include "server/kernel_runner.h"
@@ -343,6 +344,11 @@ int runSessionInProcess(const SessionOptions &Opts) {
 }
 
 int runSession(const SessionOptions &Opts) {
+  // Before any thread starts: a seccomp filter covers the threads made after.
+  if (Status S = confineSession(/*KeepCapabilities=*/Opts.SameHost); !S.ok()) {
+    log(LogLevel::Error, "session: cannot confine it: %s", S.message().c_str());
+    _exit(1);
+  }
   installCrashReporter(Opts.ControlFd);
   if (Opts.OutputFd >= 0)
     OutputCapture::install(Opts.OutputFd);

@@ -22,6 +22,7 @@ struct SessionOptions {
   unsigned Cores = 1;           ///< cores kernels may use
   double SpinMicros = 1000;     ///< busy-poll time before sleeping
   bool SharedCores = false;     ///< yield after every poll (--shared-cores)
+  bool SameHost = false;        ///< the client is on this machine
   std::string Transports;       ///< UCX_TLS for the session ("": UCX's choice)
   void (*IdleHook)() = nullptr; ///< called now and then while idle
   /// In-process sessions (MPI mode): set by the supervisor to end the

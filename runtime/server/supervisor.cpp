@@ -6,6 +6,7 @@
 #include "common/log.h"
 #include "protocol/messages.h"
 #include "protocol/session_channel.h"
+#include "server/confinement.h"
 #include "server/image_loader.h"
 #include "server/output_ring.h"
 #include "server/session.h"
@@ -98,6 +99,7 @@ private:
   unsigned NextId = 1;
   unsigned Cores = 1;
   std::string SessionTransports; // UCX_TLS of the session being started
+  bool SessionSameHost = false;  // its client is on this machine
 };
 
 void Supervisor::reply(Peer To, const Header &Req, int32_t Code,
@@ -187,6 +189,7 @@ void Supervisor::onHello(Peer From, const Header &H, Reader &Body) {
   // the only transport the session needs.
   Rep.SameHost = !Hi.BootId.empty() && Hi.BootId == bootId();
   SessionTransports = transport::sessionTransports(Rep.SameHost);
+  SessionSameHost = Rep.SameHost;
   Status S = spawnSession(C, Token, Rep.SessionAddress);
   if (!S.ok()) {
     Rep.Code = kErrInternal;
@@ -218,6 +221,7 @@ Status Supervisor::spawnSession(ClientRec &C, uint64_t Token,
   Terms.SpinMicros = static_cast<uint32_t>(Opts.SpinMicros);
   Terms.SharedCores = Opts.SharedCores;
   Terms.Transports = SessionTransports;
+  Terms.SameHost = SessionSameHost;
   auto L = launchSession(SelfExe, Terms);
   if (!L)
     return L.status();
@@ -485,6 +489,10 @@ int Supervisor::run() {
 
 int runSupervisor(const ServerOptions &Opts, const char *SelfExe) {
   ServerOptions O = Opts;
+  if (Status S = protectFromPeers(); !S.ok()) {
+    log(LogLevel::Error, "%s", S.message().c_str());
+    return 1;
+  }
   // Pin the supervisor and (by inheritance) every session to --cores.
   cpu_set_t Set;
   CPU_ZERO(&Set);

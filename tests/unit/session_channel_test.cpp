@@ -34,6 +34,7 @@ TEST_F(Channel, SetupRoundTrips) {
   Out.Cores = 7;
   Out.SpinMicros = 250;
   Out.SharedCores = 1;
+  Out.SameHost = 1;
   Out.OutputFd = 4;
   Out.Transports = "sm,self";
   send(MsgType::SessionSetup, Out);
@@ -45,6 +46,7 @@ TEST_F(Channel, SetupRoundTrips) {
   EXPECT_EQ(In.Cores, 7u);
   EXPECT_EQ(In.SpinMicros, 250u);
   EXPECT_EQ(In.SharedCores, 1);
+  EXPECT_EQ(In.SameHost, 1);
   EXPECT_EQ(In.OutputFd, 4);
   EXPECT_EQ(In.Transports, "sm,self");
 }
