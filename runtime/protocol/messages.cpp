@@ -254,6 +254,8 @@ ErrorCode errorCodeOf(int32_t ReplyCode) {
     return ErrorCode::Peer;
   case kErrIsa:
     return ErrorCode::OtherIsa;
+  case kErrBusy:
+    return ErrorCode::Busy;
   default:
     return ErrorCode::Generic;
   }

@@ -94,6 +94,7 @@ enum ReplyCode : int32_t {
   kErrInternal = 6, ///< server-side failure
   kErrPeer = 7,     ///< a peer session could not be reached
   kErrIsa = 8,      ///< the client wants another ISA
+  kErrBusy = 9,     ///< the server serves as many sessions as it may
 };
 
 /// The Status code a reply code stands for.

@@ -12,7 +12,8 @@ namespace ompdpu::server {
 const char *serverUsage() {
   return "usage: ompdpu-server [--listen ADDR:PORT] [--cores LIST] "
          "[--memory BYTES] [--ready-fd N] [--spin-us N] [--shared-cores]\n"
-         "       [--verbose] [--mpi]\n"
+         "       [--handshake-timeout S] [--max-sessions N] [--verbose] "
+         "[--mpi]\n"
          "  --listen ADDR:PORT  address to accept clients on (default "
          "0.0.0.0:18515; port 0 picks a free port)\n"
          "  --cores LIST        cores kernels may use, e.g. 0-3,6 (default: "
@@ -27,6 +28,11 @@ const char *serverUsage() {
          "(emulated DPUs):\n"
          "                      yield the core after every poll (else every "
          "64th)\n"
+         "  --handshake-timeout S  drop a connection that sends no Hello "
+         "within S seconds\n"
+         "                      (default 10)\n"
+         "  --max-sessions N    refuse clients beyond N sessions at once "
+         "(default 64)\n"
          "  --verbose           log every client and session\n"
          "  --mpi               run as one MPI job (mpirun -np K ompdpu-server "
          "--mpi ...):\n"
@@ -129,6 +135,14 @@ Expected<ServerOptions> parseServerOptions(int Argc, char **Argv) {
       if (!Value(V) || !parseUnsigned(V, N))
         return Status::error("--spin-us needs a number");
       O.SpinMicros = static_cast<double>(N);
+    } else if (A == "--handshake-timeout") {
+      if (!Value(V) || !parseUnsigned(V, N) || N == 0)
+        return Status::error("--handshake-timeout needs a number of seconds");
+      O.HandshakeTimeout = static_cast<double>(N);
+    } else if (A == "--max-sessions") {
+      if (!Value(V) || !parseUnsigned(V, N) || N == 0 || N > 65535)
+        return Status::error("--max-sessions needs a number from 1 to 65535");
+      O.MaxSessions = static_cast<unsigned>(N);
     } else if (A == "--shared-cores") {
       O.SharedCores = true;
     } else if (A == "--verbose" || A == "-v") {

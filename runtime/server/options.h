@@ -17,6 +17,10 @@ struct ServerOptions {
   int ReadyFd = -1;                     ///< --ready-fd N: write port there
   bool Verbose = false;                 ///< --verbose
   double SpinMicros = 1000;             ///< --spin-us N
+  /// --handshake-timeout S: a connection that sends no Hello this long is
+  /// dropped.
+  double HandshakeTimeout = 10;
+  unsigned MaxSessions = 64; ///< --max-sessions N
   /// --shared-cores: other busy processes run on this server's cores
   /// (emulated DPUs): yield the core after every poll.
   bool SharedCores = false;

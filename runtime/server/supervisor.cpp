@@ -87,6 +87,8 @@ private:
   void sendUnsentOutput(ClientRec &C);
   void closeOutputArea(ClientRec &C);
   void dropClient(Peer P, const char *Why);
+  /// Close connections that sent no Hello within --handshake-timeout.
+  void dropSilentConnections();
   void readControl(ClientRec &C);
   void reply(Peer To, const Header &Req, int32_t Code, const std::string &Msg);
 
@@ -95,6 +97,8 @@ private:
   std::unique_ptr<transport::Worker> W;
   std::map<Peer, ClientRec> Clients;
   std::map<pid_t, Peer> Sessions;
+  /// Connections accepted that have not said Hello yet, and since when.
+  std::map<Peer, std::chrono::steady_clock::time_point> Unintroduced;
   std::map<pid_t, std::string> OrphanNotes; // crash notes of dropped clients
   unsigned NextId = 1;
   unsigned Cores = 1;
@@ -170,6 +174,19 @@ void Supervisor::onHello(Peer From, const Header &H, Reader &Body) {
     Rep.Isa = isaName(nativeMachine());
     Rep.Message = format("client wants %s, this server runs %s", Hi.Isa.c_str(),
                          Rep.Isa.c_str());
+    return Send();
+  }
+  Unintroduced.erase(From);
+  size_t Serving = 0;
+  for (const auto &[P, Other] : Clients)
+    Serving += Other.Pid > 0 || Other.Thread;
+  if (Serving >= Opts.MaxSessions && !Clients.count(From)) {
+    Rep.Code = kErrBusy;
+    Rep.Message = format("server busy: it serves %zu sessions, at most %u "
+                         "(--max-sessions)",
+                         Serving, Opts.MaxSessions);
+    log(LogLevel::Warning, "refused client '%s': %s", Hi.ClientName.c_str(),
+        Rep.Message.c_str());
     return Send();
   }
   ClientRec &C = Clients[From];
@@ -370,7 +387,27 @@ void Supervisor::reapChildren() {
   }
 }
 
+void Supervisor::dropSilentConnections() {
+  if (Unintroduced.empty())
+    return;
+  auto Now = std::chrono::steady_clock::now();
+  for (auto It = Unintroduced.begin(); It != Unintroduced.end();) {
+    if (std::chrono::duration<double>(Now - It->second).count() <
+        Opts.HandshakeTimeout) {
+      ++It;
+      continue;
+    }
+    log(LogLevel::Note,
+        "dropped a connection that sent no Hello within %.0f s "
+        "(--handshake-timeout)",
+        Opts.HandshakeTimeout);
+    W->closePeer(It->first);
+    It = Unintroduced.erase(It);
+  }
+}
+
 void Supervisor::dropClient(Peer P, const char *Why) {
+  Unintroduced.erase(P);
   auto It = Clients.find(P);
   if (It == Clients.end()) {
     W->closePeer(P);
@@ -422,7 +459,9 @@ int Supervisor::run() {
     }
     Addr->Port = static_cast<uint16_t>(Addr->Port + Opts.MpiRank);
   }
-  auto Port = W->listen(*Addr, [](Peer) {});
+  auto Port = W->listen(*Addr, [this](Peer P) {
+    Unintroduced[P] = std::chrono::steady_clock::now();
+  });
   if (!Port) {
     log(LogLevel::Error, "%s", Port.status().message().c_str());
     return 1;
@@ -460,12 +499,13 @@ int Supervisor::run() {
     reapThreads();
     for (auto &[P, C] : Clients)
       readControl(C);
+    dropSilentConnections();
     if (N)
       continue;
     if (!W->arm())
       continue;
     pollfd Fds[2] = {{W->eventFd(), POLLIN, 0}, {SignalPipe[0], POLLIN, 0}};
-    poll(Fds, 2, 1000);
+    poll(Fds, 2, Unintroduced.empty() ? 1000 : 100);
     char Drain[64];
     while (read(SignalPipe[0], Drain, sizeof(Drain)) > 0) {
     }

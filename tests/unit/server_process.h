@@ -12,21 +12,29 @@
 #include <string>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <vector>
 
 namespace ompdpu::test {
 
 class ServerProcess {
 public:
-  /// Start the server and wait (at most 10 s) for its address; a failed
-  /// assertion leaves Pid at -1 or the address unset.
-  void start() {
+  /// Start the server (with Extra options) and wait (at most 10 s) for its
+  /// address; a failed assertion leaves Pid at -1 or the address unset.
+  void start(std::vector<std::string> Extra = {}) {
     int Fds[2];
     ASSERT_EQ(pipe2(Fds, O_CLOEXEC), 0);
+    std::vector<std::string> Args = {
+        OMPDPU_SERVER_EXE, "--listen", "127.0.0.1:0", "--ready-fd", "3",
+        "--memory",        "64M"};
+    Args.insert(Args.end(), Extra.begin(), Extra.end());
+    std::vector<char *> Argv;
+    for (std::string &A : Args)
+      Argv.push_back(A.data());
+    Argv.push_back(nullptr);
     Pid = fork();
     if (Pid == 0) {
       dup2(Fds[1], 3);
-      execl(OMPDPU_SERVER_EXE, OMPDPU_SERVER_EXE, "--listen", "127.0.0.1:0",
-            "--ready-fd", "3", "--memory", "64M", nullptr);
+      execv(OMPDPU_SERVER_EXE, Argv.data());
       _exit(127);
     }
     close(Fds[1]);

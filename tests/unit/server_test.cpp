@@ -357,6 +357,51 @@ TEST_F(ServerTest, MalformedFramesLeaveTheServerServing) {
   EXPECT_TRUE(C->wait(A).ok());
 }
 
+TEST(ServerLimits, ASilentConnectionIsDroppedAfterTheHandshakeTimeout) {
+  test::ServerProcess Server;
+  Server.start({"--handshake-timeout", "1"});
+  auto W = transport::Worker::create();
+  ASSERT_TRUE(W);
+  transport::Peer Lost = nullptr;
+  (*W)->setPeerErrorHandler(
+      [&](transport::Peer P, const Status &) { Lost = P; });
+  auto P = (*W)->connect({Server.Addr.Host, Server.Addr.Port});
+  ASSERT_TRUE(P);
+  auto T0 = std::chrono::steady_clock::now();
+  while (!Lost &&
+         std::chrono::steady_clock::now() - T0 < std::chrono::seconds(5))
+    (*W)->progress();
+  double Took =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - T0)
+          .count();
+  EXPECT_EQ(Lost, *P) << "the server keeps a connection that said nothing";
+  EXPECT_GT(Took, 0.8);
+  // A client that says Hello in time is served.
+  ClientConfig Cfg;
+  auto C = client::Connection::open(Server.Addr, Cfg);
+  ASSERT_TRUE(C) << C.status().message();
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  EXPECT_TRUE((*C)->wait((*C)->alloc(16, 0)).ok());
+}
+
+TEST(ServerLimits, ClientsBeyondMaxSessionsGetATypedError) {
+  test::ServerProcess Server;
+  Server.start({"--max-sessions", "2"});
+  ClientConfig Cfg;
+  auto A = client::Connection::open(Server.Addr, Cfg);
+  auto B = client::Connection::open(Server.Addr, Cfg);
+  ASSERT_TRUE(A && B);
+  auto C = client::Connection::open(Server.Addr, Cfg);
+  ASSERT_FALSE(C);
+  EXPECT_EQ(C.status().code(), ErrorCode::Busy);
+  EXPECT_EQ(C.status().message(),
+            "server busy: it serves 2 sessions, at most 2 (--max-sessions)");
+  A->reset(); // a session ends: room for another
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  auto D = client::Connection::open(Server.Addr, Cfg);
+  EXPECT_TRUE(D) << D.status().message();
+}
+
 TEST_F(ServerTest, ManyClientsAndThreadsAtOnce) {
   std::vector<std::unique_ptr<client::Connection>> Conns;
   for (int K = 0; K < 3; ++K)
