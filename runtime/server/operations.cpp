@@ -71,13 +71,13 @@ void Operations::submit(const Request &R, bool FromPeer) {
   uint64_t Dst = 0, Size = 0;
   Reader Rd(R.Body.data(), R.Body.size());
   if (FromPeer) {
-    PeerSubmit P;
-    if (!decodeBody(Rd, P).ok())
+    PeerSubmit PS;
+    if (!decodeBody(Rd, PS).ok())
       return fail(R, kErrInvalid, "malformed PeerSubmit");
-    if (Token != Token)
+    if (PS.Token != Token)
       return fail(R, kErrNotFound, "wrong session token in PeerSubmit");
-    Dst = P.DstPtr;
-    Size = P.Size;
+    Dst = PS.DstPtr;
+    Size = PS.Size;
   } else {
     Transfer T;
     if (!decodeBody(Rd, T).ok())

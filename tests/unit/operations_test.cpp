@@ -94,6 +94,11 @@ protected:
   template <typename Body>
   Answers::Answer request(MsgType Type, const Body &B, uint16_t Operand = 0,
                           std::vector<uint8_t> Data = {}) {
+    return requestVia(Type, B, Operand, std::move(Data), /*FromPeer=*/false);
+  }
+  template <typename Body>
+  Answers::Answer requestVia(MsgType Type, const Body &B, uint16_t Operand,
+                             std::vector<uint8_t> Data, bool FromPeer) {
     size_t Before = onLoop([&] {
       Header H;
       H.Type = Type;
@@ -106,7 +111,10 @@ protected:
       Request R = std::move(Taken.back());
       Taken.clear();
       size_t Answered = Finish.All.size();
-      Ops.start(R, /*FromIntake=*/true);
+      if (FromPeer)
+        Ops.peerSubmit(R);
+      else
+        Ops.start(R, /*FromIntake=*/true);
       return Answered;
     });
     auto Until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
@@ -165,6 +173,22 @@ TEST_F(OperationsTest, BadRangesAreRefusedAndTheirDataDropped) {
   EXPECT_EQ(request(MsgType::Alloc, Free{Ptr}).Rep.Code, kErrInvalid);
 }
 
+TEST_F(OperationsTest, PeerSubmitsNeedTheSessionsToken) {
+  uint64_t Ptr = alloc(8);
+  std::vector<uint8_t> Word = {1, 2, 3, 4, 5, 6, 7, 8}, Zero(8, 0);
+  request(MsgType::Submit, Transfer{Ptr, 8}, 0, Zero);
+  PeerSubmit Wrong{/*Token=*/41, Ptr, 8};
+  auto Refused = requestVia(MsgType::PeerSubmit, Wrong, 0, Word, true);
+  EXPECT_EQ(Refused.Rep.Code, kErrNotFound);
+  EXPECT_EQ(Refused.Rep.Message, "wrong session token in PeerSubmit");
+  EXPECT_EQ(request(MsgType::Retrieve, Transfer{Ptr, 8}).Data, Zero);
+  PeerSubmit Right{/*Token=*/42, Ptr, 8};
+  EXPECT_EQ(requestVia(MsgType::PeerSubmit, Right, 0, Word, true).Rep.Code,
+            kOk);
+  EXPECT_EQ(request(MsgType::Retrieve, Transfer{Ptr, 8}).Data, Word);
+  EXPECT_EQ(onLoop([&] { return Server->heldBulk(); }), 0u);
+}
+
 TEST_F(OperationsTest, ABatchIsCheckedWholeBeforeAnyByteMoves) {
   uint64_t In = alloc(16), Out = alloc(16);
   std::vector<uint8_t> Zero(16, 0), Ones(16, 1);
@@ -194,7 +218,8 @@ TEST_F(OperationsTest, ImagesLoadAndTheirKernelsRun) {
   std::ifstream F(OMPDPU_TEST_IMAGE, std::ios::binary);
   std::vector<uint8_t> Image((std::istreambuf_iterator<char>(F)), {});
   ASSERT_FALSE(Image.empty());
-  EXPECT_EQ(request(MsgType::Run, protocol::Run{}, /*Operand=*/1).Rep.Code, kErrNotFound);
+  EXPECT_EQ(request(MsgType::Run, protocol::Run{}, /*Operand=*/1).Rep.Code,
+            kErrNotFound);
   auto Loaded = request(MsgType::LoadImage, LoadImage{Image.size()}, 0, Image);
   ASSERT_EQ(Loaded.Rep.Code, kOk) << Loaded.Rep.Message;
   std::vector<EntryInfo> Entries;
