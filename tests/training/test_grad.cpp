@@ -6,6 +6,7 @@
 #include <cmath>
 #include <vector>
 
+#include "../../training/src/internal.h"
 #include "dnnt.h"
 
 namespace {
@@ -105,6 +106,17 @@ TEST(Gradients, ResidualBlock) {
   dnnt_relu(&net);
   dnnt_fc(&net, 3);
   check_gradients(net, 3, 8);
+}
+
+TEST(Gradients, ConvInChunks) {
+  // Lowered columns of 1.6M floats per image: one image per conv call, the
+  // weight gradients summed over the chunks.
+  dnnt_net net;
+  dnnt_net_init(&net, 16, 64, 64);
+  dnnt_conv(&net, 2, 5, 1, 2); // no ReLU: thousands of kinks otherwise
+  dnnt_fc(&net, 3);
+  ASSERT_EQ(dnnt_conv_chunk(&net.layer[0], 3), 1);
+  check_gradients(net, 3, 12);
 }
 
 TEST(Gradients, LossScaleMakesRankSumsTheGlobalMean) {

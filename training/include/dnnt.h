@@ -149,6 +149,7 @@ typedef struct dnnt_trainer {
   float *mask[DNNT_MAX_LAYERS];     /* dropout scale (0 or 1/(1-rate)) */
   float *prob;                      /* softmax output */
   float *ws;                        /* convolution scratch */
+  float *wscratch; /* one chunk's conv weight gradient, summed over chunks */
 } dnnt_trainer;
 
 /* Where the dropout draws of a batch come from: (seed, step, image). */

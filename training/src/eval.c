@@ -36,12 +36,19 @@ dnnk_pool_desc dnnt_pool_of(const dnnt_layer *l, int n) {
   return d;
 }
 
+int dnnt_conv_chunk(const dnnt_layer *l, int n) {
+  long col = (long)l->c * l->k * l->k * l->oh * l->ow; /* floats per image */
+  long chunk = (2l << 20) / (col > 0 ? col : 1);       /* 8 MiB of columns */
+  return (int)(chunk < 1 ? 1 : chunk > n ? n : chunk);
+}
+
 long dnnt_conv_ws(const dnnt_net *net, int n) {
   long m = 0;
   for (int i = 0; i < net->nlayers; ++i) {
     if (net->layer[i].kind != DNNT_CONV)
       continue;
-    dnnk_conv_desc d = dnnt_conv_of(&net->layer[i], n);
+    dnnk_conv_desc d =
+        dnnt_conv_of(&net->layer[i], dnnt_conv_chunk(&net->layer[i], n));
     long s = (long)dnnk_conv_workspace(&d);
     m = s > m ? s : m;
   }
@@ -55,8 +62,13 @@ void dnnt_layer_forward(const dnnt_net *net, int i, const float *params,
   long in = (long)n * l->c * l->h * l->w;
   switch (l->kind) {
   case DNNT_CONV: {
-    dnnk_conv_desc d = dnnt_conv_of(l, n);
-    dnnk_conv2d_forward(&d, x, params + l->woff, params + l->boff, y, ws);
+    int chunk = dnnt_conv_chunk(l, n);
+    long xs = (long)l->c * l->h * l->w, ys = (long)l->oc * l->oh * l->ow;
+    for (int s = 0; s < n; s += chunk) {
+      dnnk_conv_desc d = dnnt_conv_of(l, n - s < chunk ? n - s : chunk);
+      dnnk_conv2d_forward(&d, x + s * xs, params + l->woff, params + l->boff,
+                          y + s * ys, ws);
+    }
     break;
   }
   case DNNT_RELU:

@@ -4,12 +4,20 @@
 
 #include "dnnt.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #ifdef _OPENMP
 #pragma omp declare target
 #endif
 
 /* Largest per-image activation of the network (input included). */
 long dnnt_max_act(const dnnt_net *net);
+/* Images per convolution call for layer l in a batch of n: the lowered
+ * columns of a chunk stay within a few MiB (cache-sized), which halves the
+ * time of the large layers against lowering the whole batch at once. */
+int dnnt_conv_chunk(const dnnt_layer *l, int n);
 /* Floats of convolution scratch the largest conv layer needs for n. */
 long dnnt_conv_ws(const dnnt_net *net, int n);
 /* The dnnk descriptor of conv layer l for a batch of n. */
@@ -24,6 +32,10 @@ void dnnt_layer_forward(const dnnt_net *net, int i, const float *params,
 
 #ifdef _OPENMP
 #pragma omp end declare target
+#endif
+
+#ifdef __cplusplus
+}
 #endif
 
 #endif

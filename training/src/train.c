@@ -36,6 +36,12 @@ int dnnt_trainer_init(dnnt_trainer *t, const dnnt_net *net, int n) {
   }
   ok &= (t->prob = falloc((long)n * dnnt_classes(net))) != NULL;
   ok &= (t->ws = falloc(dnnt_conv_ws(net, n))) != NULL;
+  long wmax = 0;
+  for (int i = 0; i < L; ++i)
+    if (net->layer[i].kind == DNNT_CONV &&
+        net->layer[i].wcount + net->layer[i].bcount > wmax)
+      wmax = net->layer[i].wcount + net->layer[i].bcount;
+  ok &= (t->wscratch = falloc(wmax)) != NULL;
   if (!ok) {
     dnnt_trainer_free(t);
     return -1;
@@ -54,6 +60,7 @@ void dnnt_trainer_free(dnnt_trainer *t) {
   }
   free(t->prob);
   free(t->ws);
+  free(t->wscratch);
   memset(t, 0, sizeof *t);
 }
 
@@ -122,12 +129,25 @@ static void layer_backward(dnnt_trainer *t, int i, const float *params, int n,
   long count = n * in_size(l);
   switch (l->kind) {
   case DNNT_CONV: {
-    dnnk_conv_desc d = dnnt_conv_of(l, n);
-    dnnk_conv2d_backward_weights(&d, t->act[i], dy, grads + l->woff,
-                                 grads + l->boff, t->ws);
+    int chunk = dnnt_conv_chunk(l, n);
+    long xs = (long)l->c * l->h * l->w, ys = (long)l->oc * l->oh * l->ow;
+    long np = l->wcount + l->bcount;
+    for (int s = 0; s < n; s += chunk) {
+      dnnk_conv_desc d = dnnt_conv_of(l, n - s < chunk ? n - s : chunk);
+      /* The first chunk writes the gradient, later ones add to it. */
+      float *dw = s == 0 ? grads + l->woff : t->wscratch;
+      dnnk_conv2d_backward_weights(&d, t->act[i] + s * xs, dy + s * ys, dw,
+                                   dw + l->wcount, t->ws);
+      if (s > 0)
+        for (long j = 0; j < np; ++j)
+          grads[l->woff + j] += dw[j];
+    }
     ready(ctx, i);
-    if (i > 0)
-      dnnk_conv2d_backward_data(&d, dy, params + l->woff, dx, t->ws);
+    for (int s = 0; s < n && i > 0; s += chunk) {
+      dnnk_conv_desc d = dnnt_conv_of(l, n - s < chunk ? n - s : chunk);
+      dnnk_conv2d_backward_data(&d, dy + s * ys, params + l->woff, dx + s * xs,
+                                t->ws);
+    }
     break;
   }
   case DNNT_FC:
