@@ -51,6 +51,7 @@ typedef struct dnnt_layer {
   int k, stride, pad; /* conv / pool window, stride and padding */
   int skip;           /* DNNT_ADD: index of its DNNT_SKIP layer */
   float rate;         /* DNNT_DROPOUT: probability of dropping a unit */
+  float init_scale;   /* factor on the initial weights (1 unless set) */
   long woff, wcount;  /* weights in the parameter vector (wcount 0: none) */
   long boff, bcount;  /* bias in the parameter vector */
 } dnnt_layer;
@@ -77,6 +78,10 @@ int dnnt_maxpool(dnnt_net *net, int k, int stride);
 int dnnt_fc(dnnt_net *net, int out);
 /* Appends a dropout layer dropping each unit with probability rate. */
 int dnnt_dropout(dnnt_net *net, float rate);
+/* Scales layer i's initial weights (e.g. the last conv of a residual
+ * branch: without normalisation layers a branch at full scale doubles the
+ * activations' variance per block). */
+void dnnt_set_init_scale(dnnt_net *net, int i, float scale);
 /* Appends a skip point; a later dnnt_add(net, index) adds its input. */
 int dnnt_skip(dnnt_net *net);
 /* Appends the residual addition of the input kept by skip layer `skip`. */

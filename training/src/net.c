@@ -23,6 +23,7 @@ static dnnt_layer *append(dnnt_net *net, int kind) {
   memset(l, 0, sizeof *l);
   l->kind = kind;
   l->skip = -1;
+  l->init_scale = 1.0f;
   if (net->nlayers == 0) {
     l->c = net->in_c, l->h = net->in_h, l->w = net->in_w;
   } else {
@@ -146,12 +147,18 @@ void dnnt_reference_cnn(dnnt_net *net) {
   dnnt_fc(net, 10);
 }
 
-/* A residual block: skip, conv 3x3, ReLU, conv 3x3, add, ReLU. */
+void dnnt_set_init_scale(dnnt_net *net, int i, float scale) {
+  if (i >= 0 && i < net->nlayers)
+    net->layer[i].init_scale = scale;
+}
+
+/* A residual block: skip, conv 3x3, ReLU, conv 3x3 (small initial
+ * weights: the block starts close to the identity), add, ReLU. */
 static void res_block(dnnt_net *net, int channels) {
   int s = dnnt_skip(net);
   dnnt_conv(net, channels, 3, 1, 1);
   dnnt_relu(net);
-  dnnt_conv(net, channels, 3, 1, 1);
+  dnnt_set_init_scale(net, dnnt_conv(net, channels, 3, 1, 1), 0.1f);
   dnnt_add(net, s);
   dnnt_relu(net);
 }
@@ -178,7 +185,7 @@ void dnnt_init_params(const dnnt_net *net, uint64_t seed, float *params) {
     if (!l->wcount)
       continue;
     long fan_in = l->wcount / l->oc; /* c k k, or the fc's inputs */
-    double bound = sqrt(6.0 / (double)fan_in);
+    double bound = sqrt(6.0 / (double)fan_in) * l->init_scale;
     for (long j = 0; j < l->wcount; ++j) {
       /* Draws keyed by (layer, weight): independent of everything else. */
       uint32_t r =
