@@ -8,6 +8,16 @@
 
 #include "dnnt_data.h"
 
+/* zlib's message without the path it puts in front. */
+static const char *gz_message(gzFile f, const char *path) {
+  int code;
+  const char *msg = gzerror(f, &code);
+  size_t n = strlen(path);
+  if (!strncmp(msg, path, n) && !strncmp(msg + n, ": ", 2))
+    msg += n + 2;
+  return msg;
+}
+
 /* Reads exactly n bytes; -1 with the reason in err otherwise. */
 static int read_exact(gzFile f, const char *path, void *buf, size_t n,
                       const char *what, char *err, size_t errlen) {
@@ -16,10 +26,8 @@ static int read_exact(gzFile f, const char *path, void *buf, size_t n,
     unsigned chunk = n - got > (1u << 30) ? (1u << 30) : (unsigned)(n - got);
     int r = gzread(f, (char *)buf + got, chunk);
     if (r < 0) {
-      int code;
-      const char *msg = gzerror(f, &code);
       snprintf(err, errlen, "%s: corrupt gzip data while reading the %s: %s",
-               path, what, msg);
+               path, what, gz_message(f, path));
       return -1;
     }
     if (r == 0)
@@ -28,13 +36,12 @@ static int read_exact(gzFile f, const char *path, void *buf, size_t n,
   }
   if (got < n) {
     int code;
-    const char *msg = gzerror(f, &code);
+    gzerror(f, &code);
     snprintf(
         err, errlen,
         "%s: truncated: the %s needs %zu bytes, the file ends after %zu%s%s",
         path, what, n, got, code == Z_BUF_ERROR ? " (" : "",
         code == Z_BUF_ERROR ? "incomplete gzip stream)" : "");
-    (void)msg;
     return -1;
   }
   return 0;
@@ -46,8 +53,8 @@ static int check_end(gzFile f, const char *path, char *err, size_t errlen) {
   char extra[64];
   int r = gzread(f, extra, sizeof extra);
   if (r < 0) {
-    int code;
-    snprintf(err, errlen, "%s: corrupt gzip data: %s", path, gzerror(f, &code));
+    snprintf(err, errlen, "%s: corrupt gzip data: %s", path,
+             gz_message(f, path));
     return -1;
   }
   if (r > 0) {

@@ -32,6 +32,10 @@ void die(const char *fmt, ...) {
   fprintf(stderr, "\n");
   va_end(ap);
   fflush(stderr);
+  int size = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (size == 1)
+    exit(2); /* alone: no abort banner over the message */
   MPI_Abort(MPI_COMM_WORLD, 2);
   exit(2);
 }
