@@ -51,7 +51,7 @@ def fmt(x, d=1):
     return "–" if x is None else f"{x:,.{d}f}"
 
 
-def targets(s, full):
+def targets(s, full, load):
     """Lines on each target of the issue, met or missed, with numbers."""
     out, missed = [], []
     h, o, m = s.get("host-1t"), s.get("offload"), s.get("mpi")
@@ -68,8 +68,9 @@ def targets(s, full):
                 f"Offload saves {h['epoch_s'] - o['epoch_s']:.2f} s per epoch of the {av:.2f} s the host spends on "
                 f"augmentation and validation: the host still waits {o['aug_s']:.2f} s per epoch for batches and "
                 f"{o['val_s']:.2f} s for validation results, and its training step runs "
-                f"{o['epoch_s'] - o['aug_s'] - o['val_s'] - (h['epoch_s'] - av):+.2f} s slower than host-only's "
-                f"(helper threads shipping the regions share the host core).")
+                f"{o['epoch_s'] - o['aug_s'] - o['val_s'] - (h['epoch_s'] - av):+.2f} s longer than host-only's "
+                f"(outside load {100 * load.get('offload', 0):.0f}% against {100 * load.get('host-1t', 0):.0f}% "
+                f"during host-only; the hidden helper threads that ship the regions also run on the host core).")
     if o and m:
         r = o["epoch_s"] / m["epoch_s"]
         out.append(f"- Offload / MPI-rank-on-DPU epoch time: {r:.3f} (target at most 1.0): "
@@ -77,7 +78,8 @@ def targets(s, full):
         if r > 1.0:
             missed.append(f"Offload epoch {o['epoch_s']:.2f} s against the MPI rank's {m['epoch_s']:.2f} s: the "
                           f"host waited {o['aug_s']:.2f} s per epoch for offloaded batches against "
-                          f"{m['aug_s']:.2f} s for the MPI rank's.")
+                          f"{m['aug_s']:.2f} s for the MPI rank's (outside load {100 * load.get('offload', 0):.0f}% "
+                          f"against {100 * load.get('mpi', 0):.0f}%).")
     for t in ("1t", "2t"):
         ours, pt = s.get(f"host-{t}"), s.get(f"pytorch-{t}")
         if ours and pt:
@@ -86,9 +88,10 @@ def targets(s, full):
                        f"images/s against PyTorch's {pt['train_images_s']:.0f}: ratio {r:.2f} (target at least "
                        f"1.0): **{'met' if r >= 1.0 else 'missed'}**.")
             if r < 1.0:
-                missed.append(f"Host-only with {t[0]} thread(s) trains at {r:.2f}x PyTorch's speed: dnnk's "
-                              f"im2col + GEMM convolutions against PyTorch's oneDNN kernels (dnnk's own benchmark: "
-                              f"0.25-0.8x oneDNN per convolution pass on this machine).")
+                missed.append(f"Host-only with {t[0]} thread(s) trains at {r:.2f}x PyTorch's speed (outside load "
+                              f"{100 * load.get('host-' + t, 0):.0f}% against {100 * load.get('pytorch-' + t, 0):.0f}%): "
+                              f"dnnk's im2col + GEMM convolutions against PyTorch's oneDNN kernels (dnnk's own "
+                              f"benchmark: 0.25-0.8x oneDNN per convolution pass on this machine).")
     if full:
         recs = full.get("epoch_records", [])
         best = [r for r in recs[:15] if r["test_acc"] >= 0.91]
@@ -160,7 +163,9 @@ def write(out, meta, results, full):
              f"threads: both cores). Reference CNN, Fashion-MNIST, batch 64, SGD momentum 0.9, lr 0.02 "
              f"(cosine), weight decay 5e-4; {meta['epochs']} epoch(s) of {meta['train_images']:,} training "
              f"images, validation on {meta['test_images']:,} test images after each epoch"
-             f"{' (quick mode)' if meta['quick'] else ''}. Whole benchmark: {meta['total_s']:.0f} s.", ""]
+             f"{' (quick mode)' if meta['quick'] else ''}; {meta.get('reps', 1)} repetition(s), the least disturbed "
+             f"kept. Whole benchmark: {meta['total_s']:.0f} s. 'outside load': CPU time other processes took "
+             f"during the run, as a share of the machine.", ""]
     for n in meta["notes"]:
         lines += [f"Note: {n}", ""]
     lines += ["| run | what | final test acc | epoch [s] | images/s (epoch) | images/s (training) | "
@@ -181,7 +186,8 @@ def write(out, meta, results, full):
                   f"{'identical' if same else 'DIFFERENT'} for host-1t, offload and mpi "
                   f"({', '.join(h or '?' for h in s['host-1t']['hashes'])}). host-2t differs in rounding "
                   f"only: dnnk's GEMM splits its depth over the threads when the result has few tiles.", ""]
-    tl, missed = targets(s, full)
+    load = {r["name"]: r["foreign_cpu"] for r in results}
+    tl, missed = targets(s, full, load)
     lines += ["## Targets", ""] + tl + [""]
     if missed:
         lines += ["## Where a target is missed, and what limits it", ""] + [f"- {m}" for m in missed] + [""]
