@@ -5,6 +5,8 @@
 #              regions in the emulated DPU's server process
 # ways         host, offload and mpi train the same network: identical
 #              epoch lines (but times) and final weight hash
+# ranks        2 host ranks, data parallel: the host way, the offload way
+#              with a DPU per rank and the mpi way with 2 DPU ranks agree
 # resume       stopping after epoch 1 and --resume gives the uninterrupted
 #              run's weights bit for bit
 # dpu-killed   the DPU server killed mid-run: a warning naming the device,
@@ -13,6 +15,7 @@
 #              and a message naming the file, no crash
 set -u
 check=$1 train=$2 ompdpu=$3 work=$4
+here=$(cd "$(dirname "$0")/../.." && pwd)
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
 data=${DNNT_DATA:-/usr/share/datasets/fashion-mnist}
 small="--epochs 2 --train-limit 640 --test-limit 500 --val-chunk 100 --quiet"
@@ -51,6 +54,22 @@ ways)
     >mpi.out 2>&1 || fail "mpi: exit status $?"
   figures host.out >host.fig
   [ "$(wc -l <host.fig)" -eq 3 ] || fail "host: expected 2 epoch lines and a final line"
+  for w in offload mpi; do
+    figures $w.out >$w.fig
+    cmp -s host.fig $w.fig || fail "$w differs from host: $(diff host.fig $w.fig)"
+  done
+  ;;
+ranks)
+  tiny="--epochs 1 --train-limit 640 --test-limit 200 --quiet"
+  $mpirun -np 2 "$train" --way host $tiny >host.out 2>&1 || fail "host: exit status $?"
+  "$ompdpu" run --emulate 2 -- sh -c 'SUITE_DPU_LIST=$OMPDPU_DEVICES exec '"$mpirun"' -x SUITE_DPU_LIST \
+    -np 2 "$0"/benchmarks/suite/rank_device.sh "$1" --way offload $2' "$here" "$train" "$tiny" \
+    >offload.out 2>&1 || fail "offload: exit status $?"
+  [ "$(grep -c 'regions run in process' offload.out)" -eq 1 ] || fail "offload: no DPU line"
+  $mpirun -np 2 "$train" --way mpi $tiny : -np 2 "$train" --way mpi --role dpu $tiny \
+    >mpi.out 2>&1 || fail "mpi: exit status $?"
+  grep -q "2 ranks" host.out || fail "not 2 ranks"
+  figures host.out >host.fig
   for w in offload mpi; do
     figures $w.out >$w.fig
     cmp -s host.fig $w.fig || fail "$w differs from host: $(diff host.fig $w.fig)"
