@@ -27,13 +27,15 @@
 #include "ompdpu.h"
 
 static atomic_int dpu_lost;
+static atomic_int in_flight; /* DPU regions issued and not yet marked done */
 static pthread_t main_thread;
 static int dpu_dev = -1, dpu_rank = 0;
 
-/* SIGABRT: from a helper thread after a failed region, the DPU is gone;
- * anywhere else, the default action. */
+/* SIGABRT: from a helper thread while DPU regions are in flight, the DPU
+ * is gone; anywhere else, the default action. */
 static void on_abort(int sig) {
-  if (dpu_dev < 0 || pthread_equal(pthread_self(), main_thread)) {
+  if (dpu_dev < 0 || atomic_load(&in_flight) == 0 ||
+      pthread_equal(pthread_self(), main_thread)) {
     signal(sig, SIG_DFL);
     raise(sig);
     return;
@@ -66,6 +68,8 @@ static void aug_issue(feeder *f, int s, long g) {
   atomic_long *mark = &f->ready[s];
   long nraw = f->nraw, nout = f->nout;
   int dev = f->dev;
+  atomic_int *live = &in_flight;
+  atomic_fetch_add(live, 1);
 #pragma omp target device(dev) nowait map(always, to                           \
                                           : raw [0:nraw], a [0:1])             \
     map(always, from                                                           \
@@ -74,8 +78,13 @@ static void aug_issue(feeder *f, int s, long g) {
   dnnk_augment_batch(&a->p, raw, DNNK_NCHW, a->n, a->c, a->h, a->w, a->first,
                      out);
   int host = omp_get_initial_device();
-#pragma omp target device(host) nowait depend(in : out[0]) firstprivate(mark, g)
-  atomic_store(mark, g);
+#pragma omp target device(host) nowait depend(in                               \
+                                              : out[0])                        \
+    firstprivate(mark, g, live)
+  {
+    atomic_store(mark, g);
+    atomic_fetch_sub(live, 1);
+  }
 }
 
 /* Starts validation chunk k on the DPU, after chunk k - 1. */
@@ -93,7 +102,8 @@ static void val_issue(feeder *f, int k) {
   dnnt_eval_result *res = f->chunk_res + k;
   const dnnk_augment_params *norm = &r->norm;
   int *token = &f->val_token, dev = f->dev;
-  atomic_int *done = &f->val_done;
+  atomic_int *done = &f->val_done, *live = &in_flight;
+  atomic_fetch_add(live, 1);
   if (k == 0) {
     /* The epoch's weights travel once, with the first chunk. */
 #pragma omp target device(dev) nowait map(always, to                           \
