@@ -111,12 +111,16 @@ def plots(out, results, full):
         return []
     made = []
     fig, ax = plt.subplots(1, 2, figsize=(11, 4))
-    for r in results:
+    styles = [("-", "o", 9), ("--", "s", 7), (":", "^", 5), ("-.", "x", 7), ("-", "d", 6), ("--", "v", 6)]
+    for i, r in enumerate(results):
         recs = r.get("report", {}).get("epoch_records", [])
         if recs:
+            # Distinct line styles and marker sizes: the ways that train the
+            # same network draw on top of each other.
+            ls, mk, ms = styles[i % len(styles)]
             e = [x["epoch"] for x in recs]
-            ax[0].plot(e, [100 * x["test_acc"] for x in recs], marker="o", label=r["name"])
-            ax[1].plot(e, [x["loss"] for x in recs], marker="o", label=r["name"])
+            ax[0].plot(e, [100 * x["test_acc"] for x in recs], ls=ls, marker=mk, ms=ms, label=r["name"])
+            ax[1].plot(e, [x["loss"] for x in recs], ls=ls, marker=mk, ms=ms, label=r["name"])
     if full:
         recs = full.get("epoch_records", [])
         e = [x["epoch"] for x in recs]
@@ -127,6 +131,7 @@ def plots(out, results, full):
     ax[1].set(xlabel="epoch", ylabel="training loss", title="Loss per epoch")
     for a in ax:
         a.legend(fontsize=7)
+        a.xaxis.get_major_locator().set_params(integer=True)
     fig.tight_layout()
     fig.savefig(os.path.join(out, "training_accuracy.png"), dpi=110)
     made.append("training_accuracy.png")
