@@ -151,6 +151,8 @@ def main():
                      train, "--way", "offload"] + common + js("offload"), 1),
         ("mpi", MPIRUN + ["-np", "1", "taskset", "-c", host_cores, train, "--way", "mpi"] + common + js("mpi")
          + [":", "-np", "1", "taskset", "-c", dpu_core, train, "--way", "mpi", "--role", "dpu"] + common, 1),
+        ("worker", [ompdpu, "run", "--emulate", "1", "--pin", "--cores-per-dpu", "1", "--",
+                    train, "--way", "worker"] + common + js("worker"), 1),
         ("host-2t", ["taskset", "-c", both, train, "--way", "host"] + common + js("host-2t"), 2),
     ]
     if not a.no_pytorch and not notes:

@@ -9,6 +9,7 @@ WAYS = {
     "host-1t": "host only, 1 thread (augmentation and validation on the host)",
     "offload": "OpenMP offload: augmentation + validation on the DPU (target nowait)",
     "mpi": "MPI rank on the DPU (MPMD) does augmentation + validation",
+    "worker": "offload, and the DPU also trains a share of each batch (split from measured speeds)",
     "host-2t": "host only, 2 threads (both cores)",
     "pytorch-1t": "PyTorch 1.13, 1 thread",
     "pytorch-2t": "PyTorch 1.13, 2 threads",

@@ -7,6 +7,9 @@
 #              epoch lines (but times) and final weight hash
 # ranks        2 host ranks, data parallel: the host way, the offload way
 #              with a DPU per rank and the mpi way with 2 DPU ranks agree
+# worker       the DPU also trains a share of each batch (chosen from the
+#              measured speeds): it gets a share, and the run learns like
+#              the host way (the split only changes the rounding)
 # resume       stopping after epoch 1 and --resume gives the uninterrupted
 #              run's weights bit for bit
 # dpu-killed   the DPU server killed mid-run: a warning naming the device,
@@ -74,6 +77,20 @@ ranks)
     figures $w.out >$w.fig
     cmp -s host.fig $w.fig || fail "$w differs from host: $(diff host.fig $w.fig)"
   done
+  ;;
+worker)
+  args="--epochs 2 --train-limit 1920 --test-limit 500 --val-chunk 100 --quiet"
+  "$train" --way host $args >host.out 2>&1 || fail "host: exit status $?"
+  OMP_TARGET_OFFLOAD=mandatory "$ompdpu" run --emulate 1 -- "$train" --way worker $args \
+    >worker.out 2>&1 || fail "worker: exit status $?"
+  grep -q "regions run in process" worker.out || fail "no offload line"
+  share=$(sed -n 's/^worker: the DPU trained \([0-9]*\)%.*/\1/p' worker.out | tail -1)
+  [ -n "$share" ] && [ "$share" -gt 0 ] || fail "the DPU trained no images"
+  acc() { sed -n 's/^final: test accuracy \([0-9.]*\)%.*/\1/p' "$1"; }
+  loss() { sed -n 's/^epoch  2\/2  loss \([0-9.]*\) .*/\1/p' "$1"; }
+  awk -v h="$(acc host.out)" -v w="$(acc worker.out)" -v lh="$(loss host.out)" -v lw="$(loss worker.out)" \
+    'BEGIN { exit !(w >= h - 2.5 && lw <= lh * 1.07 && lw >= lh * 0.93) }' ||
+    fail "worker: accuracy $(acc worker.out)% loss $(loss worker.out) against host $(acc host.out)% $(loss host.out)"
   ;;
 resume)
   "$train" --way host $small --checkpoint whole.ck >whole.out 2>&1 || fail "exit status $?"

@@ -170,6 +170,10 @@ typedef struct dnnt_batch_key {
  * i = -1: the trainer starts allreduces and drives MPI progress there. */
 typedef void (*dnnt_grad_ready_fn)(void *ctx, int layer);
 
+#ifdef _OPENMP
+#pragma omp declare target
+#endif
+
 /* Allocates the buffers for batches of up to n; 0 or -1 (out of memory). */
 int dnnt_trainer_init(dnnt_trainer *t, const dnnt_net *net, int n);
 /* Frees what dnnt_trainer_init allocated. */
@@ -186,6 +190,10 @@ float dnnt_forward_train(dnnt_trainer *t, const float *params, const float *x,
 void dnnt_backward(dnnt_trainer *t, const float *params, const int32_t *labels,
                    int n, float loss_scale, float *grads,
                    dnnt_grad_ready_fn ready, void *ctx);
+
+#ifdef _OPENMP
+#pragma omp end declare target
+#endif
 
 /* ---------------------------------------------------------- optimizer -- */
 

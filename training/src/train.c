@@ -6,6 +6,9 @@
 
 #include "internal.h"
 
+/* Device code too: the worker way trains part of each batch on the DPU. */
+#pragma omp declare target
+
 /* Input values per image of layer i. */
 static long in_size(const dnnt_layer *l) { return (long)l->c * l->h * l->w; }
 
@@ -208,3 +211,5 @@ void dnnt_backward(dnnt_trainer *t, const float *params, const int32_t *labels,
     ready(ctx, -1);
   }
 }
+
+#pragma omp end declare target

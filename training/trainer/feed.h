@@ -37,6 +37,12 @@ struct feeder {
   dnnt_net *netc;
   const float *val_params;
   float *dev_ws;
+  /* worker: the DPU's share of a step */
+  float *gw;         /* its gradient */
+  float grad_res[2]; /* its loss and correct count */
+  atomic_int grad_done;
+  double grad_t0, grad_t1; /* issue and completion times */
+  int grad_mapped;
   /* mpi */
   MPI_Request sreq[FEED_MAX_SLOTS], rreq[FEED_MAX_SLOTS], val_req[2];
   uint8_t *msg[FEED_MAX_SLOTS];
@@ -71,6 +77,10 @@ void off_validate(feeder *f, const float *params);
 int off_val_poll(feeder *f);
 void off_val_wait(feeder *f);
 void off_destroy(feeder *f);
+void off_grad_issue(feeder *f, const float *params, const float *x,
+                    const int32_t *labels, int k, dnnt_batch_key key);
+/* Waits for the DPU's share: 0, or -1 if the DPU was lost (not computed). */
+int off_grad_wait(feeder *f);
 void mpi_create(feeder *f);
 void mpi_issue(feeder *f, int s, long g);
 void mpi_wait(feeder *f, int s);

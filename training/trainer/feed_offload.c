@@ -21,6 +21,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "feed.h"
@@ -56,6 +57,20 @@ static void on_abort(int sig) {
 }
 
 int feed_dpu_lost(void) { return atomic_load(&dpu_lost); }
+
+/* now_s() for the marks: defined here, so the region's device version
+ * has it too. */
+static double mono_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* The worker way's training state on the DPU, made by its first region. */
+#pragma omp declare target
+static dnnt_trainer dev_trainer;
+static int dev_trainer_n;
+#pragma omp end declare target
 
 /* Lets the helper threads have the core while the trainer waits. */
 static void poll_tasks(void) { sched_yield(); }
@@ -292,4 +307,59 @@ void off_destroy(feeder *f) {
                                              : raw [0:nraw], out [0:nout])
   }
   omp_target_free(f->dev_ws, dev);
+}
+
+void off_grad_issue(feeder *f, const float *params, const float *x,
+                    const int32_t *labels, int k, dnnt_batch_key key) {
+  run *r = f->r;
+  long np = r->net.nparams, img = (long)r->net.in_c * r->net.in_h * r->net.in_w;
+  long nx = k * img;
+  int dev = f->dev, cap = r->local, host = omp_get_initial_device();
+  float scale = (float)k / (float)r->o.batch, *gw = f->gw, *res = f->grad_res;
+  dnnt_net *net = f->netc;
+  if (!f->grad_mapped) {
+    f->gw = gw = malloc(sizeof(float) * (size_t)np);
+    res = f->grad_res;
+#pragma omp target enter data device(dev) map(alloc : params [0:np], gw [0:np])
+    f->grad_mapped = 1;
+  }
+  atomic_int *done = &f->grad_done, *live = &in_flight;
+  double *t1 = &f->grad_t1;
+  atomic_store(done, 0);
+  atomic_fetch_add(live, 1);
+  f->grad_t0 = now_s();
+  /* x is an augmented slot: already on the DPU, where it was made. */
+#pragma omp target device(dev) nowait map(always, to                           \
+                                          : params [0:np])                     \
+    map(to                                                                     \
+        : x [0:nx], net [0:1]) map(always, to                                  \
+                                   : labels [0:k]) map(always, from            \
+                                                       : gw [0:np], res [0:2]) \
+        depend(out                                                             \
+               : gw[0])
+  {
+    if (dev_trainer_n == 0 && dnnt_trainer_init(&dev_trainer, net, cap) == 0)
+      dev_trainer_n = cap;
+    long c = 0;
+    res[0] = dnnt_forward_train(&dev_trainer, params, x, labels, k, key, &c);
+    dnnt_backward(&dev_trainer, params, labels, k, scale, gw, NULL, NULL);
+    res[1] = (float)c;
+  }
+#pragma omp target device(host) nowait depend(in                               \
+                                              : gw[0])                         \
+    firstprivate(done, live, t1)
+  {
+    *t1 = mono_now();
+    atomic_store(done, 1);
+    atomic_fetch_sub(live, 1);
+  }
+}
+
+int off_grad_wait(feeder *f) {
+  while (!atomic_load(&f->grad_done)) {
+    if (atomic_load(&dpu_lost))
+      return -1;
+    poll_tasks();
+  }
+  return 0;
 }

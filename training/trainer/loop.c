@@ -153,11 +153,20 @@ void train_loop(run *r, epoch_rec *recs, int *nrecs, float *params, float *mom,
       double c0 = now_s();
       dnnt_batch_key key = {o->seed, (uint32_t)g, (long)r->rank * r->local};
       long ok = 0;
-      float loss =
-          dnnt_forward_train(&tr, params, x, labels, r->local, key, &ok);
+      float loss;
       red.nreq = 0;
-      dnnt_backward(&tr, params, labels, r->local, scale, grads, grad_ready,
-                    &red);
+      if (o->worker) {
+        /* The split batch's gradient is complete only at the end: the
+         * allreduces start then. */
+        loss = worker_step(r, f, &tr, params, x, labels, key, grads, &ok);
+        for (int i = 0; i < r->net.nlayers; ++i)
+          if (r->net.layer[i].wcount)
+            grad_ready(&red, i);
+      } else {
+        loss = dnnt_forward_train(&tr, params, x, labels, r->local, key, &ok);
+        dnnt_backward(&tr, params, labels, r->local, scale, grads, grad_ready,
+                      &red);
+      }
       double a0 = now_s();
       if (red.nreq)
         MPI_Waitall(red.nreq, red.req, MPI_STATUSES_IGNORE);
@@ -171,6 +180,8 @@ void train_loop(run *r, epoch_rec *recs, int *nrecs, float *params, float *mom,
       progress_step(r, e, b, loss_sum / ((b + 1) * (double)r->local),
                     (double)correct / ((b + 1) * (double)r->local), t0);
     }
+    if (o->worker)
+      worker_epoch_note(r);
     double sums[2] = {loss_sum, (double)correct}, all[2];
     MPI_Allreduce(sums, all, 2, MPI_DOUBLE, MPI_SUM, r->hosts);
     epoch_rec rec;

@@ -137,9 +137,10 @@ int main(int argc, char **argv) {
   note(&r,
        "ompdpu-train: %s model (%ld parameters), %ld training / %ld test "
        "images, way %s, %d rank%s x %d thread%s, batch %d, %d epochs\n",
-       r.o.model, np, r.train.count, r.test.count, ways[r.o.way], r.ranks,
-       r.ranks > 1 ? "s" : "", omp_get_max_threads(),
-       omp_get_max_threads() > 1 ? "s" : "", r.o.batch, r.o.epochs);
+       r.o.model, np, r.train.count, r.test.count,
+       r.o.worker ? "worker" : ways[r.o.way], r.ranks, r.ranks > 1 ? "s" : "",
+       omp_get_max_threads(), omp_get_max_threads() > 1 ? "s" : "", r.o.batch,
+       r.o.epochs);
   double t0 = now_s();
   if (first_epoch < r.o.epochs)
     train_loop(&r, recs, &nrecs, params, mom, first_epoch);

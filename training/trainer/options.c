@@ -5,7 +5,7 @@
 #include "trainer.h"
 
 static const char usage[] =
-    "usage: ompdpu-train [--way host|offload|mpi] [--model cnn|resnet]\n"
+    "usage: ompdpu-train [--way host|offload|mpi|worker] [--model cnn|resnet]\n"
     "  [--data DIR] [--epochs N] [--batch N] [--lr X] [--momentum X]\n"
     "  [--wd X] [--schedule cosine|step|constant] [--warmup N] [--seed N]\n"
     "  [--train-limit N] [--test-limit N] [--pad N] [--no-flip]\n"
@@ -37,9 +37,11 @@ options parse_options(int argc, char **argv) {
       o.way = !strcmp(v, "host")      ? WAY_HOST
               : !strcmp(v, "offload") ? WAY_OFFLOAD
               : !strcmp(v, "mpi")     ? WAY_MPI
+              : !strcmp(v, "worker")  ? WAY_OFFLOAD
                                       : -1;
+      o.worker = !strcmp(v, "worker");
       if (o.way < 0)
-        die("--way must be host, offload or mpi, not '%s'", v);
+        die("--way must be host, offload, mpi or worker, not '%s'", v);
     } else if (!strcmp(a, "--role"))
       o.dpu_role = !strcmp(value(argc, argv, &i), "dpu");
     else if (!strcmp(a, "--model"))

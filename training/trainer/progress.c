@@ -63,7 +63,7 @@ void write_json(const run *r, const epoch_rec *recs, int n, double total,
           "\"%s\", \"batch\": %d, \"epochs\": %d, \"seed\": %llu, "
           "\"train_images\": %ld, \"test_images\": %ld, \"total_s\": %.3f, "
           "\"final_hash\": \"%016llx\",%s\n \"epoch_records\": [\n",
-          ways[r->o.way], r->o.model, r->ranks,
+          r->o.worker ? "worker" : ways[r->o.way], r->o.model, r->ranks,
           getenv("OMP_NUM_THREADS") ? getenv("OMP_NUM_THREADS") : "",
           r->o.batch, r->o.epochs, (unsigned long long)r->o.seed,
           r->train.count, r->test.count, total,

@@ -18,6 +18,7 @@ enum way { WAY_HOST = 0, WAY_OFFLOAD, WAY_MPI };
 /* Command-line settings. */
 typedef struct options {
   int way, dpu_role; /* dpu_role: this process is the MPI rank on a DPU */
+  int worker; /* --way worker: offload, and the DPU trains part of each batch */
   const char *model; /* "cnn" (Fashion-MNIST) or "resnet" (synthetic) */
   const char *data;  /* directory of the IDX files */
   int epochs, stop_after, batch, prefetch, val_chunk, quiet, progress;
@@ -90,6 +91,15 @@ void feeder_destroy(feeder *f);
 
 /* 1 once the offload way's DPU died (the host took over). */
 int feed_dpu_lost(void);
+
+/* --way worker: trains step g's batch x, the DPU taking a share of the
+ * images chosen from the measured speeds; gradients (of the global mean
+ * loss) into grads; returns the mean loss, counts correct predictions. */
+float worker_step(run *r, feeder *f, dnnt_trainer *tr, const float *params,
+                  const float *x, const int32_t *labels, dnnt_batch_key key,
+                  float *grads, long *correct);
+/* Prints the DPU's share of the epoch's images and the two speeds. */
+void worker_epoch_note(const run *r);
 
 /* The DPU side of WAY_MPI: serves its host rank until told to stop. */
 int dpu_rank_main(run *r, int host_world_rank);
