@@ -16,6 +16,9 @@ PACKAGES=(
   qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross
   # llvm-patches/apply-and-test.sh (unpacks and patches libomptarget's source)
   patch xz-utils
+  # training (ompdpu-train): the IDX.gz reader's zlib and the real data set
+  # (Fashion-MNIST, gzip IDX under /usr/share/datasets/fashion-mnist)
+  zlib1g-dev dataset-fashion-mnist
 )
 
 missing=()

@@ -1,0 +1,163 @@
+#!/usr/bin/python3
+"""The reference users would pick instead: PyTorch (Debian's python3-torch)
+training ompdpu-train's reference CNN on the same Fashion-MNIST files, with
+the same optimizer, schedule, batch, augmentation kinds and thread count.
+Prints one line per epoch and writes a JSON report like ompdpu-train's.
+
+  /usr/bin/python3 pytorch_ref.py --threads 1 --epochs 2 --json out.json
+"""
+import argparse
+import gzip
+import json
+import math
+import os
+import struct
+import sys
+import time
+
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+MEAN, STD = 0.2860, 0.3530
+
+
+def read_idx(path, magic):
+    """The array of an IDX file (gzip), header checked."""
+    with gzip.open(path, "rb") as f:
+        data = f.read()
+    got, = struct.unpack(">I", data[:4])
+    if got != magic:
+        sys.exit(f"{path}: not an IDX file (magic {got:#x})")
+    ndim = magic & 0xFF
+    dims = struct.unpack(">" + "I" * ndim, data[4:4 + 4 * ndim])
+    return np.frombuffer(data, np.uint8, offset=4 + 4 * ndim).reshape(dims)
+
+
+def load(data_dir, split, limit):
+    x = read_idx(f"{data_dir}/{split}-images-idx3-ubyte.gz", 0x803)
+    y = read_idx(f"{data_dir}/{split}-labels-idx1-ubyte.gz", 0x801)
+    if limit:
+        x, y = x[:limit], y[:limit]
+    return torch.from_numpy(x.copy()), torch.from_numpy(y.astype(np.int64))
+
+
+class ReferenceCNN(nn.Module):
+    """conv 5x5 1->32 p2, ReLU, pool 2, conv 5x5 32->64 p2, ReLU, pool 2,
+    fc 3136->256, ReLU, dropout 0.25, fc 256->10 (as dnnt_reference_cnn)."""
+
+    def __init__(self):
+        super().__init__()
+        self.c1 = nn.Conv2d(1, 32, 5, padding=2)
+        self.c2 = nn.Conv2d(32, 64, 5, padding=2)
+        self.f1 = nn.Linear(3136, 256)
+        self.f2 = nn.Linear(256, 10)
+        for m in (self.c1, self.c2, self.f1, self.f2):
+            # Kaiming-uniform weights and zero biases, as dnnt_init_params.
+            nn.init.kaiming_uniform_(m.weight, nonlinearity="relu")
+            nn.init.zeros_(m.bias)
+
+    def forward(self, x):
+        x = F.max_pool2d(F.relu(self.c1(x)), 2)
+        x = F.max_pool2d(F.relu(self.c2(x)), 2)
+        x = F.dropout(F.relu(self.f1(x.flatten(1))), 0.25, self.training)
+        return self.f2(x)
+
+
+def augment(raw, pad, gen):
+    """Random crop with zero padding, horizontal flip, normalisation."""
+    n = raw.shape[0]
+    x = raw.float().div_(255.0).sub_(MEAN).div_(STD).unsqueeze(1)
+    if pad:
+        # Zero padding of the raw image is -MEAN/STD after normalisation.
+        x = F.pad(x, (pad,) * 4, value=-MEAN / STD)
+        ox = torch.randint(0, 2 * pad + 1, (n,), generator=gen)
+        oy = torch.randint(0, 2 * pad + 1, (n,), generator=gen)
+        x = torch.stack([x[i, :, oy[i]:oy[i] + 28, ox[i]:ox[i] + 28] for i in range(n)])
+    flip = torch.rand(n, generator=gen) < 0.5
+    x[flip] = x[flip].flip(3)
+    return x.contiguous()
+
+
+def evaluate(model, x, y, batch=100):
+    model.eval()
+    correct, loss = 0, 0.0
+    with torch.no_grad():
+        for s in range(0, x.shape[0], batch):
+            xb = x[s:s + batch].float().div(255.0).sub(MEAN).div(STD).unsqueeze(1)
+            out = model(xb)
+            loss += F.cross_entropy(out, y[s:s + batch], reduction="sum").item()
+            correct += (out.argmax(1) == y[s:s + batch]).sum().item()
+    model.train()
+    return correct / x.shape[0], loss / x.shape[0]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--data", default=os.environ.get("DNNT_DATA", "/usr/share/datasets/fashion-mnist"))
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--epochs", type=int, default=2)
+    ap.add_argument("--schedule-epochs", type=int, default=0,
+                    help="length of the cosine schedule (default: --epochs)")
+    ap.add_argument("--batch", type=int, default=64)
+    ap.add_argument("--lr", type=float, default=0.02)
+    ap.add_argument("--train-limit", type=int, default=0)
+    ap.add_argument("--test-limit", type=int, default=0)
+    ap.add_argument("--pad", type=int, default=2)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--json")
+    a = ap.parse_args()
+    torch.set_num_threads(a.threads)
+    torch.manual_seed(a.seed)
+    gen = torch.Generator().manual_seed(a.seed)
+    xtr, ytr = load(a.data, "train", a.train_limit)
+    xte, yte = load(a.data, "t10k", a.test_limit)
+    model = ReferenceCNN()
+    opt = torch.optim.SGD(model.parameters(), lr=a.lr, momentum=0.9, weight_decay=5e-4)
+    steps = xtr.shape[0] // a.batch
+    total = a.schedule_epochs or a.epochs
+    print(f"pytorch {torch.__version__}: {a.threads} thread(s), {xtr.shape[0]} training / "
+          f"{xte.shape[0]} test images, batch {a.batch}, {a.epochs} epochs", flush=True)
+    recs, t_start = [], time.monotonic()
+    for e in range(a.epochs):
+        t0 = time.monotonic()
+        perm = torch.randperm(xtr.shape[0], generator=gen)
+        loss_sum, correct, t_aug = 0.0, 0, 0.0
+        for b in range(steps):
+            for g in opt.param_groups:
+                g["lr"] = a.lr * 0.5 * (1 + math.cos(math.pi * min((e + b / steps) / total, 1.0)))
+            idx = perm[b * a.batch:(b + 1) * a.batch]
+            s0 = time.monotonic()
+            x = augment(xtr[idx], a.pad, gen)
+            t_aug += time.monotonic() - s0
+            out = model(x)
+            loss = F.cross_entropy(out, ytr[idx])
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+            loss_sum += loss.item() * a.batch
+            correct += (out.argmax(1) == ytr[idx]).sum().item()
+        t_train = time.monotonic() - t0
+        v0 = time.monotonic()
+        acc, tloss = evaluate(model, xte, yte)
+        t_val = time.monotonic() - v0
+        n = steps * a.batch
+        rec = {"epoch": e + 1, "loss": loss_sum / n, "train_acc": correct / n, "test_acc": acc,
+               "test_loss": tloss, "time_s": t_train + t_val, "train_s": t_train,
+               "images_s": n / (t_train + t_val), "train_images_s": n / t_train,
+               "aug_s": t_aug, "val_s": t_val}
+        recs.append(rec)
+        print(f"epoch {e + 1:2d}/{a.epochs}  loss {rec['loss']:.4f}  train {100 * rec['train_acc']:.2f}%  "
+              f"test {100 * acc:.2f}% (loss {tloss:.4f})  time {rec['time_s']:.1f} s  "
+              f"{rec['images_s']:.0f} img/s  aug {t_aug:.2f} s  val {t_val:.2f} s", flush=True)
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump({"way": "pytorch", "torch": torch.__version__, "threads": a.threads,
+                       "batch": a.batch, "epochs": a.epochs, "train_images": int(xtr.shape[0]),
+                       "test_images": int(xte.shape[0]), "total_s": time.monotonic() - t_start,
+                       "epoch_records": recs}, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()

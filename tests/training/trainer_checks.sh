@@ -1,0 +1,164 @@
+#!/bin/sh
+# End-to-end checks of ompdpu-train on small runs (a few seconds each):
+#   trainer_checks.sh CHECK TRAINER OMPDPU WORKDIR
+# offload      the offload way with OMP_TARGET_OFFLOAD=mandatory runs its
+#              regions in the emulated DPU's server process
+# ways         host, offload and mpi train the same network: identical
+#              epoch lines (but times) and final weight hash
+# ranks        2 host ranks, data parallel: the host way, the offload way
+#              with a DPU per rank and the mpi way with 2 DPU ranks agree
+# worker       the DPU also trains a share of each batch (chosen from the
+#              measured speeds): it gets a share, and the run learns like
+#              the host way (the split only changes the rounding)
+# resume       stopping after epoch 1 and --resume gives the uninterrupted
+#              run's weights bit for bit
+# dpu-killed   the DPU server killed mid-run: a warning naming the device,
+#              the run completes with the host way's weights
+# data-errors  truncated, corrupt and missing data files: exit status 2
+#              and a message naming the file, no crash
+set -u
+check=$1 train=$2 ompdpu=$3 work=$4
+here=$(cd "$(dirname "$0")/../.." && pwd)
+rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
+data=${DNNT_DATA:-/usr/share/datasets/fashion-mnist}
+small="--epochs 2 --train-limit 640 --test-limit 500 --val-chunk 100 --quiet"
+mpirun="mpirun --allow-run-as-root --oversubscribe --bind-to none --mca pml ob1 --mca btl self,vader"
+export OMP_NUM_THREADS=${OMP_NUM_THREADS:-2}
+unset LIBOMP_USE_HIDDEN_HELPER_TASK
+
+fail() {
+  echo "trainer_checks: $check: FAIL: $*"
+  for f in *.out; do [ -f "$f" ] && { echo "--- $f"; cat "$f"; }; done
+  exit 1
+}
+# The figures that must not depend on the way: epoch, losses, accuracies
+# and weight hash of each epoch line; the final line's accuracy and hash.
+figures() {
+  sed -n -e 's/^\(epoch *[0-9]*\/[0-9]*  loss [^ ]*  train [^ ]*  test [^ ]* (loss [^)]*)\).* hash \(.*\)$/\1 \2/p' \
+    -e 's/^final: \(.*\), [0-9.]* s$/\1/p' "$1"
+}
+final_hash() { sed -n 's/^final: .*weight hash \([0-9a-f]*\).*/\1/p' "$1"; }
+
+case $check in
+offload)
+  OMP_TARGET_OFFLOAD=mandatory "$ompdpu" run --emulate 1 -- "$train" --way offload $small >offload.out 2>&1 ||
+    fail "exit status $?"
+  line=$(grep "regions run in process" offload.out) || fail "no offload line"
+  server=$(echo "$line" | sed 's/.*in process \([0-9]*\) .*/\1/')
+  self=$(echo "$line" | sed 's/.*this is \([0-9]*\)).*/\1/')
+  [ "$server" != "$self" ] || fail "the regions ran in the program's own process"
+  grep -q "^final: " offload.out || fail "no final line"
+  ;;
+ways)
+  "$train" --way host $small >host.out 2>&1 || fail "host: exit status $?"
+  "$ompdpu" run --emulate 1 -- "$train" --way offload $small >offload.out 2>&1 ||
+    fail "offload: exit status $?"
+  $mpirun -np 1 "$train" --way mpi $small : -np 1 "$train" --way mpi --role dpu $small \
+    >mpi.out 2>&1 || fail "mpi: exit status $?"
+  figures host.out >host.fig
+  [ "$(wc -l <host.fig)" -eq 3 ] || fail "host: expected 2 epoch lines and a final line"
+  for w in offload mpi; do
+    figures $w.out >$w.fig
+    cmp -s host.fig $w.fig || fail "$w differs from host: $(diff host.fig $w.fig)"
+  done
+  ;;
+ranks)
+  tiny="--epochs 1 --train-limit 640 --test-limit 200 --quiet"
+  $mpirun -np 2 "$train" --way host $tiny >host.out 2>&1 || fail "host: exit status $?"
+  "$ompdpu" run --emulate 2 -- sh -c 'SUITE_DPU_LIST=$OMPDPU_DEVICES exec '"$mpirun"' -x SUITE_DPU_LIST \
+    -np 2 "$0"/benchmarks/suite/rank_device.sh "$1" --way offload $2' "$here" "$train" "$tiny" \
+    >offload.out 2>&1 || fail "offload: exit status $?"
+  [ "$(grep -c 'regions run in process' offload.out)" -eq 1 ] || fail "offload: no DPU line"
+  $mpirun -np 2 "$train" --way mpi $tiny : -np 2 "$train" --way mpi --role dpu $tiny \
+    >mpi.out 2>&1 || fail "mpi: exit status $?"
+  grep -q "2 ranks" host.out || fail "not 2 ranks"
+  figures host.out >host.fig
+  for w in offload mpi; do
+    figures $w.out >$w.fig
+    cmp -s host.fig $w.fig || fail "$w differs from host: $(diff host.fig $w.fig)"
+  done
+  ;;
+worker)
+  args="--epochs 2 --train-limit 1920 --test-limit 500 --val-chunk 100 --quiet"
+  "$train" --way host $args >host.out 2>&1 || fail "host: exit status $?"
+  OMP_TARGET_OFFLOAD=mandatory "$ompdpu" run --emulate 1 -- "$train" --way worker $args \
+    >worker.out 2>&1 || fail "worker: exit status $?"
+  grep -q "regions run in process" worker.out || fail "no offload line"
+  share=$(sed -n 's/^worker: the DPU trained \([0-9]*\)%.*/\1/p' worker.out | tail -1)
+  [ -n "$share" ] && [ "$share" -gt 0 ] || fail "the DPU trained no images"
+  acc() { sed -n 's/^final: test accuracy \([0-9.]*\)%.*/\1/p' "$1"; }
+  loss() { sed -n 's/^epoch  2\/2  loss \([0-9.]*\) .*/\1/p' "$1"; }
+  awk -v h="$(acc host.out)" -v w="$(acc worker.out)" -v lh="$(loss host.out)" -v lw="$(loss worker.out)" \
+    'BEGIN { exit !(w >= h - 2.5 && lw <= lh * 1.07 && lw >= lh * 0.93) }' ||
+    fail "worker: accuracy $(acc worker.out)% loss $(loss worker.out) against host $(acc host.out)% $(loss host.out)"
+  ;;
+resume)
+  "$train" --way host $small --checkpoint whole.ck >whole.out 2>&1 || fail "exit status $?"
+  "$train" --way host $small --checkpoint part.ck --stop-after 1 >part1.out 2>&1 ||
+    fail "first part: exit status $?"
+  [ -f part.ck ] || fail "no checkpoint written"
+  "$train" --way host $small --checkpoint part.ck --resume >part2.out 2>&1 ||
+    fail "resumed part: exit status $?"
+  grep -q "resumed from part.ck after epoch 1" part2.out || fail "did not resume"
+  [ -n "$(final_hash whole.out)" ] || fail "no final hash"
+  [ "$(final_hash whole.out)" = "$(final_hash part2.out)" ] ||
+    fail "resumed weights $(final_hash part2.out) != uninterrupted $(final_hash whole.out)"
+  figures whole.out | grep "^epoch  2" >a.fig
+  figures part2.out | grep "^epoch  2" >b.fig
+  cmp -s a.fig b.fig || fail "epoch 2 differs: $(diff a.fig b.fig)"
+  ;;
+dpu-killed)
+  args="--epochs 2 --train-limit 1920 --test-limit 1000 --val-chunk 100 --quiet"
+  "$train" --way host $args >host.out 2>&1 || fail "host: exit status $?"
+  # Kill the server once the offload way has been training for a while.
+  "$ompdpu" run --emulate 1 -- sh -c '
+    "$0" --way offload $1 >killed.out 2>&1 & pid=$!
+    n=0
+    while ! grep -q "^epoch  1" killed.out && [ $n -lt 600 ]; do sleep 0.1; n=$((n+1)); done
+    echo "killing $OMPDPU_SERVER_PIDS" >kill.log
+    kill -9 $OMPDPU_SERVER_PIDS
+    wait $pid; echo "exit-status: $?" >>killed.out' "$train" "$args"
+  grep -q "exit-status: 0" killed.out || fail "the run did not complete"
+  grep -q "warning: rank 0: DPU lost (OpenMP device 0, 127.0.0.1:[0-9]*)" killed.out ||
+    fail "no warning naming the device"
+  [ "$(final_hash host.out)" = "$(final_hash killed.out)" ] ||
+    fail "weights $(final_hash killed.out) != the host way's $(final_hash host.out)"
+  ;;
+data-errors)
+  # A small valid data set, then broken copies of it.
+  mkdir good
+  /usr/bin/python3 - <<'PY' || fail "cannot make the data set"
+import gzip, struct
+def write(name, magic, dims, body):
+    with gzip.open(name, "wb") as f:
+        f.write(struct.pack(">I" + "I" * len(dims), magic, *dims) + body)
+for split, n in (("train", 256), ("t10k", 64)):
+    write(f"good/{split}-images-idx3-ubyte.gz", 0x803, (n, 28, 28), bytes(i % 251 for i in range(n * 784)))
+    write(f"good/{split}-labels-idx1-ubyte.gz", 0x801, (n,), bytes(i % 10 for i in range(n)))
+PY
+  "$train" --data good --epochs 1 --quiet >good.out 2>&1 || fail "good data: exit status $?"
+  mkdir trunc corrupt missing
+  cp good/* trunc/ && cp good/* corrupt/ && cp good/t10k* missing/
+  f=trunc/train-images-idx3-ubyte.gz
+  head -c $(($(wc -c <good/train-images-idx3-ubyte.gz) / 2)) good/train-images-idx3-ubyte.gz >$f
+  /usr/bin/python3 -c "
+import sys; p = sys.argv[1]; b = bytearray(open(p, 'rb').read())
+for i in range(len(b) // 3, len(b) // 3 + 32): b[i] ^= 0x5a
+open(p, 'wb').write(b)" corrupt/train-images-idx3-ubyte.gz
+  for d in trunc corrupt missing; do
+    "$train" --data $d --epochs 1 --quiet >$d.out 2>&1
+    rc=$?
+    [ $rc -eq 2 ] || fail "$d: exit status $rc, expected 2"
+  done
+  grep -q "error: trunc/train-images-idx3-ubyte.gz: truncated: the image data needs 200704 bytes" trunc.out ||
+    fail "no truncation message"
+  grep -q "error: corrupt/train-images-idx3-ubyte.gz: corrupt gzip data" corrupt.out ||
+    fail "no corruption message"
+  grep -q "error: missing/train-images-idx3-ubyte.gz: cannot open: No such file" missing.out ||
+    fail "no missing-file message"
+  ;;
+*)
+  echo "trainer_checks: unknown check $check" && exit 2
+  ;;
+esac
+echo "trainer_checks: $check: PASS"

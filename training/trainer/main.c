@@ -1,0 +1,166 @@
+/* ompdpu-train: sets up the run (MPI ranks, data, model, resume), then
+ * trains epoch by epoch; the way decides where augmentation and
+ * validation happen (feed_*.c). */
+#include <malloc.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "dnnt_checkpoint.h"
+#include "trainer.h"
+
+options parse_options(int argc, char **argv);
+void train_loop(run *r, epoch_rec *recs, int *nrecs, float *params, float *mom,
+                int first_epoch);
+
+/* Hash of the settings that change what is trained (not the way). */
+static uint64_t config_hash(const run *r) {
+  const options *o = &r->o;
+  long vals[] = {o->epochs,      o->batch,        (long)o->seed,
+                 o->train_limit, o->pad,          o->flip,
+                 r->ranks,       o->sgd.schedule, o->sgd.warmup_epochs};
+  float fl[] = {o->sgd.lr, o->sgd.momentum, o->sgd.weight_decay};
+  uint64_t h = dnnt_hash((const float *)vals, (long)(sizeof vals / 4));
+  return h ^ (dnnt_hash(fl, 3) * 31) ^ (uint64_t)strlen(o->model);
+}
+
+/* Loads the data: Fashion-MNIST for the CNN, synthetic for the ResNet. */
+static void load_data(run *r) {
+  char err[1024];
+  if (!strcmp(r->o.model, "resnet")) {
+    dnnt_synthetic(r->o.train_limit ? r->o.train_limit : 10000, 3, 32, 32, 10,
+                   r->o.seed, &r->train);
+    dnnt_synthetic(r->o.test_limit ? r->o.test_limit : 2000, 3, 32, 32, 10,
+                   r->o.seed, &r->test);
+    return;
+  }
+  if (dnnt_load_fashion(r->o.data, "train", &r->train, err, sizeof err) ||
+      dnnt_load_fashion(r->o.data, "t10k", &r->test, err, sizeof err))
+    die("%s", err);
+  dnnt_dataset_truncate(&r->train, r->o.train_limit);
+  dnnt_dataset_truncate(&r->test, r->o.test_limit);
+}
+
+/* Augmentation (random crop with padding, flip, normalisation) and the
+ * normalisation alone for validation. Fashion-MNIST's mean and std. */
+static void set_augmentation(run *r) {
+  const dnnt_net *n = &r->net;
+  dnnk_augment_defaults(&r->norm, n->in_h, n->in_w);
+  for (int c = 0; c < n->in_c; ++c) {
+    r->norm.mean[c] = 0.2860f;
+    r->norm.std[c] = 0.3530f;
+  }
+  r->norm.seed = r->o.seed;
+  r->aug = r->norm;
+  r->aug.pad = r->o.pad;
+  r->aug.flip = r->o.flip;
+}
+
+/* World layout: host ranks first; WAY_MPI adds as many DPU ranks. */
+static void split_ranks(run *r) {
+  int world, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &world);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_Comm_split(MPI_COMM_WORLD, r->o.dpu_role, world, &r->hosts);
+  MPI_Comm_rank(r->hosts, &r->rank);
+  MPI_Comm_size(r->hosts, &r->ranks);
+  if (r->o.way == WAY_MPI) {
+    if (size % 2)
+      die("--way mpi needs as many DPU ranks as host ranks (MPMD: mpirun "
+          "-np P ompdpu-train --way mpi : -np P ompdpu-train --way mpi "
+          "--role dpu)");
+    r->dpu_rank = r->o.dpu_role ? r->rank : size / 2 + r->rank;
+  }
+}
+
+int main(int argc, char **argv) {
+  /* dnnk's GEMM mallocs its packing buffers per call: kept in the heap
+   * instead of fresh mmaps, they cost no page faults (and no trip through
+   * Open MPI's munmap hooks, which made every call slower). */
+  mallopt(M_MMAP_THRESHOLD, 512 << 20);
+  mallopt(M_TRIM_THRESHOLD, 1024 << 20);
+  int provided;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+  static run r;
+  r.o = parse_options(argc, argv);
+  split_ranks(&r);
+  if (!strcmp(r.o.model, "resnet"))
+    dnnt_small_resnet(&r.net, 10);
+  else
+    dnnt_reference_cnn(&r.net);
+  char err[1024];
+  if (dnnt_net_check(&r.net, err, sizeof err))
+    die("model: %s", err);
+  if (r.o.batch % r.ranks)
+    die("--batch %d is not a multiple of the %d ranks", r.o.batch, r.ranks);
+  r.local = r.o.batch / r.ranks;
+  if (!r.o.dpu_role)
+    load_data(&r);
+  set_augmentation(&r);
+  if (r.o.dpu_role) {
+    int rc = dpu_rank_main(&r, r.rank);
+    MPI_Finalize();
+    return rc;
+  }
+  r.steps_per_epoch = r.train.count / r.o.batch;
+  if (r.steps_per_epoch < 1)
+    die("%ld training images: fewer than one batch", r.train.count);
+  r.test_first = r.test.count * r.rank / r.ranks;
+  r.test_count = r.test.count * (r.rank + 1) / r.ranks - r.test_first;
+
+  long np = r.net.nparams;
+  float *params = malloc(sizeof(float) * np), *mom = calloc(np, sizeof(float));
+  epoch_rec *recs = calloc((size_t)r.o.epochs, sizeof(epoch_rec));
+  int nrecs = 0, first_epoch = 0;
+  dnnt_init_params(&r.net, r.o.seed, params);
+  if (r.o.resume) {
+    dnnt_checkpoint c = {0};
+    c.net_hash = dnnt_hash((const float *)&r.net, sizeof r.net / 4);
+    c.nparams = np, c.params = params, c.momentum = mom;
+    if (dnnt_checkpoint_load(r.o.checkpoint, &c, err, sizeof err))
+      die("--resume: %s", err);
+    if (c.config != config_hash(&r) || c.seed != r.o.seed)
+      die("--resume: %s was written with other settings (seed, epochs, "
+          "batch, learning rate, data or ranks)",
+          r.o.checkpoint);
+    first_epoch = c.epoch;
+    nrecs = (int)(c.history_size / sizeof(epoch_rec));
+    if (nrecs > r.o.epochs)
+      nrecs = r.o.epochs;
+    memcpy(recs, c.history, (size_t)nrecs * sizeof(epoch_rec));
+    free(c.history);
+    note(&r, "resumed from %s after epoch %d (step %u)\n", r.o.checkpoint,
+         first_epoch, c.step);
+  }
+  const char *ways[] = {"host", "offload", "mpi"};
+  note(&r,
+       "ompdpu-train: %s model (%ld parameters), %ld training / %ld test "
+       "images, way %s, %d rank%s x %d thread%s, batch %d, %d epochs\n",
+       r.o.model, np, r.train.count, r.test.count,
+       r.o.worker ? "worker" : ways[r.o.way], r.ranks, r.ranks > 1 ? "s" : "",
+       omp_get_max_threads(), omp_get_max_threads() > 1 ? "s" : "", r.o.batch,
+       r.o.epochs);
+  double t0 = now_s();
+  if (first_epoch < r.o.epochs)
+    train_loop(&r, recs, &nrecs, params, mom, first_epoch);
+  double total = now_s() - t0;
+  if (r.rank == 0) {
+    printf("final: test accuracy %.2f%%, weight hash %016llx, %.1f s\n",
+           nrecs ? 100.0 * recs[nrecs - 1].test_acc : 0.0,
+           (unsigned long long)dnnt_hash(params, np), total);
+    fflush(stdout);
+    if (r.o.json)
+      write_json(&r, recs, nrecs, total, NULL);
+  }
+  MPI_Finalize();
+  if (r.o.way == WAY_OFFLOAD && feed_dpu_lost()) {
+    /* Helper threads parked after the DPU died would hold up libomp's and
+     * libomptarget's teardown: leave now, all output written. */
+    fflush(NULL);
+    _exit(0);
+  }
+  return 0;
+}
+
+uint64_t run_config_hash(const run *r) { return config_hash(r); }
