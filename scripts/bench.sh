@@ -3,10 +3,12 @@
 # starts emulated DPUs and runs every workload three ways -- on the host,
 # offloaded to the DPU with OpenMP, and by an MPI rank on the DPU -- with
 # repetitions, then writes the report directory (default report/):
-# summary.md, results.csv, results.json, *.png, and the micro-benchmarks.
+# summary.md, results.csv, results.json, *.png, and the micro-benchmarks;
+# then trains the reference CNN on Fashion-MNIST each way (host, offload,
+# mpi, worker) beside PyTorch (benchmarks/training), into report/training/.
 #
-#   scripts/bench.sh            # full run (under 20 minutes)
-#   scripts/bench.sh --quick    # CI run (under 3 minutes once built)
+#   scripts/bench.sh            # full run (about 30 minutes)
+#   scripts/bench.sh --quick    # CI run (about 5 minutes once built; no PyTorch)
 #
 # Options go to benchmarks/suite/run_suite.py
 # (--out DIR, --reps N, --only augment,halo2k,halo4k,conv3x3,conv1x1,
@@ -36,7 +38,7 @@ fi
 
 echo "bench: building in $BUILD" >&2
 cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-targets=(ompdpu-server ompdpu-cli ompdpu ompdpu-plugins suite)
+targets=(ompdpu-server ompdpu-cli ompdpu ompdpu-plugins suite ompdpu-train)
 # The micro-benchmarks (benchmarks/micro) go into the report when present.
 available=$(cmake --build "$BUILD" --target help 2>/dev/null || true)
 for t in ompdpu-offload-micro ompdpu-mpi-pingpong; do
@@ -49,4 +51,19 @@ cmake --build "$BUILD" -j"${JOBS:-2}" --target "${targets[@]}"
 OMPDPU_BUILD=$BUILD bash llvm-patches/apply-and-test.sh --build-only ||
   echo "bench: llvm-patches/ could not be built: the micro-benchmark table will have no patched rows" >&2
 
-exec /usr/bin/python3 benchmarks/suite/run_suite.py --build "$BUILD" "$@"
+/usr/bin/python3 benchmarks/suite/run_suite.py --build "$BUILD" "$@"
+
+# The training benchmark, into the report's training/ directory.
+out=report
+quick=()
+prev=""
+for a in "$@"; do
+  case "$a" in
+    --quick) quick=(--quick --no-pytorch) ;;
+    --out=*) out=${a#--out=} ;;
+  esac
+  [[ $prev == --out ]] && out=$a
+  prev=$a
+done
+exec /usr/bin/python3 benchmarks/training/run_training.py --build "$BUILD" \
+  --out "$out/training" "${quick[@]}"
