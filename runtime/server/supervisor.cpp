@@ -14,6 +14,7 @@
 #include "transport/transport.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -37,11 +38,14 @@ using transport::Peer;
 namespace {
 
 int SignalPipe[2] = {-1, -1};
-volatile sig_atomic_t StopRequested = 0;
+// Signals may land on any thread (UCX's own too): lock-free atomics are
+// async-signal-safe and ordered between threads, a sig_atomic_t is not.
+std::atomic<bool> StopRequested{false};
+static_assert(std::atomic<bool>::is_always_lock_free);
 
 void onSignal(int Sig) {
   if (Sig != SIGCHLD)
-    StopRequested = 1;
+    StopRequested.store(true);
   char C = static_cast<char>(Sig);
   ssize_t Ignored = write(SignalPipe[1], &C, 1);
   (void)Ignored;

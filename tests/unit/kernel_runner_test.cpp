@@ -12,13 +12,14 @@ using namespace ompdpu::server;
 namespace {
 
 std::atomic<int> Calls{0};
-void countCall(uint64_t *) { ++Calls; }
+// Kernels take pointers, as outlined target regions do.
+void countCall(void *) { ++Calls; }
 
 std::atomic<bool> Release{false};
 std::atomic<bool> TimedOut{false};
 /// Runs until Release is set (bounded: a runner that blocked its loop
 /// must fail the test, not hang it).
-void waitForRelease(uint64_t *) {
+void waitForRelease(void *) {
   auto Until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
   while (!Release.load())
     if (std::chrono::steady_clock::now() > Until) {
