@@ -1,0 +1,208 @@
+/* convGemm drivers: the BLIS loops with B packed from the tensor.
+ *
+ * wide (forward, backward data): the columns (output points) are cut into
+ * blocks that threads take one at a time, each with its own packed B block,
+ * so there is no barrier between blocks and a batch of small images keeps
+ * every thread busy; the weights are packed once, shared. Tiles go straight
+ * into the output tensor, bias added with the last depth slice.
+ *
+ * deep (backward weights): the depth (output points) is split over the
+ * threads, each summing into a private copy of the small result, which are
+ * then added in a fixed order. */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "convgemm.h"
+#include "omp_compat.h"
+
+#pragma omp declare target
+
+/* Smaller of two longs. */
+static inline long min_l(long a, long b) { return a < b ? a : b; }
+
+/* n rounded up to a multiple of step. */
+static inline long round_up(long n, long step) {
+  return (n + step - 1) / step * step;
+}
+
+/* Floats that hold count objects of size bytes, plus room to align. */
+static inline size_t floats_for(size_t count, size_t size) {
+  return (count * size + sizeof(float) - 1) / sizeof(float) + 16;
+}
+
+/* Aligns p up to a 64-byte cache line. */
+static inline float *align64(float *p) {
+  return (float *)(((uintptr_t)p + 63) & ~(uintptr_t)63);
+}
+
+/* Columns per block of the wide product: at most DNNK_CG_NB, and small
+ * enough that a batch gives 16 blocks (depends on the shape only, so the
+ * workspace size does not depend on the thread count that runs it). */
+static int wide_block(const cg_gather *g) {
+  long per = round_up((cg_cols(g) + 15) / 16, DNNK_NR);
+  return (int)min_l(DNNK_CG_NB, per);
+}
+
+/* Packed weights: mpad x R floats in KC slices of MR-row slivers. */
+static size_t wide_fixed(const cg_gather *g, int m) {
+  int mr = cg_tile_rows(m);
+  return (size_t)round_up(m, mr) * cg_rows(g) + 16;
+}
+
+/* One thread's part: B block, runs, column offsets, flags, tile. */
+static size_t wide_slot(const cg_gather *g) {
+  int nb = wide_block(g), kc = (int)min_l(cg_rows(g), DNNK_KC);
+  return (size_t)kc * nb + 16 +
+         floats_for(nb + nb / DNNK_NR + 2, sizeof(cg_run)) +
+         floats_for(nb, sizeof(long)) + floats_for(nb / DNNK_NR, 1) +
+         DNNK_MR * DNNK_NR + 16;
+}
+
+size_t cg_wide_workspace(const cg_gather *g, int m, int threads) {
+  return wide_fixed(g, m) + wide_slot(g) * (size_t)(threads > 0 ? threads : 1);
+}
+
+/* Packs every KC slice of the weights into row slivers of mr rows. */
+static void pack_weights(const cg_gather *g, const cg_weights *w, int m, int mr,
+                         float *ap, int threads) {
+  int rows = cg_rows(g), slices = (rows + DNNK_KC - 1) / DNNK_KC;
+  int slivers = (m + mr - 1) / mr;
+  long mpad = (long)slivers * mr;
+#pragma omp parallel for collapse(2) num_threads(threads)
+  for (int s = 0; s < slices; ++s)
+    for (int ir = 0; ir < slivers; ++ir) {
+      int r0 = s * DNNK_KC, kc = (int)min_l(DNNK_KC, rows - r0);
+      float *dst = ap + mpad * r0 + (long)ir * mr * kc;
+      for (int p = 0; p < kc; ++p) {
+        int ch, a, b;
+        cg_row(g, r0 + p, &ch, &a, &b);
+        long off = ch * w->cs + (g->ty.k0 + a * g->ty.dk) * w->is +
+                   (g->tx.k0 + b * g->tx.dk) * w->js;
+        for (int i = 0; i < mr; ++i) {
+          int mi = ir * mr + i;
+          dst[p * mr + i] = mi < m ? w->wt[mi * w->ms + off] : 0.0f;
+        }
+      }
+    }
+}
+
+/* Offsets into out of columns [p0, p0 + cols), and per sliver whether its
+ * columns are consecutive (then tiles are stored with vector rows). */
+static void column_offsets(const cg_gather *g, const cg_scatter *o, long p0,
+                           int cols, long *coff, char *contig) {
+  long per = (long)g->gu * g->gv;
+  for (int c = 0; c < cols; ++c) {
+    long p = p0 + c, rem = p % per;
+    int b = (int)(p / per), u = (int)(rem / g->gv), v = (int)(rem % g->gv);
+    coff[c] = b * o->t.bs + (long)(u * o->ty + o->oy) * o->t.ys +
+              (long)(v * o->tx + o->ox) * o->t.xs;
+  }
+  for (int s = 0; s * DNNK_NR < cols; ++s) {
+    int j0 = s * DNNK_NR, j1 = (int)min_l(cols, j0 + DNNK_NR);
+    char ok = 1;
+    for (int j = j0 + 1; j < j1; ++j)
+      ok &= coff[j] == coff[j - 1] + 1;
+    contig[s] = ok;
+  }
+}
+
+/* Stores an mr x nr tile: set on the first slice, add later, bias last. */
+static void store_tile(const float *acc, const cg_scatter *o, const long *coff,
+                       char contig, int m0, int mr, int nr, int first,
+                       const float *bias) {
+  for (int i = 0; i < mr; ++i) {
+    const float *a = acc + i * DNNK_NR;
+    float add = bias ? bias[m0 + i] : 0.0f;
+    float *row = o->dst + (m0 + i) * o->t.cs;
+    if (contig) {
+      float *d = row + coff[0];
+      if (first) {
+#pragma omp simd
+        for (int j = 0; j < nr; ++j)
+          d[j] = a[j] + add;
+      } else {
+#pragma omp simd
+        for (int j = 0; j < nr; ++j)
+          d[j] += a[j] + add;
+      }
+    } else if (first) {
+      for (int j = 0; j < nr; ++j)
+        row[coff[j]] = a[j] + add;
+    } else {
+      for (int j = 0; j < nr; ++j)
+        row[coff[j]] += a[j] + add;
+    }
+  }
+}
+
+/* Threads for a pass: what the workspace has slots for, at most max. */
+static int slot_threads(size_t ws_floats, size_t fixed, size_t slot,
+                        long work) {
+  int max = omp_in_parallel() ? 1 : omp_get_max_threads();
+  long fit = ws_floats > fixed ? (long)((ws_floats - fixed) / slot) : 0;
+  long t = min_l(min_l(max, fit), work);
+  return t < 1 ? 1 : (int)t;
+}
+
+/* One block of columns of the wide product, in thread slot sl. */
+static void wide_block_run(const cg_gather *g, int m, const cg_scatter *out,
+                           const float *bias, const float *ap, float *slot,
+                           long p0, int cols) {
+  int rows = cg_rows(g), nb = wide_block(g);
+  int kc_max = (int)min_l(rows, DNNK_KC), mr = cg_tile_rows(m);
+  long mpad = round_up(m, mr);
+  float *bbuf = align64(slot);
+  cg_run *runs = (cg_run *)align64(bbuf + (long)kc_max * nb);
+  long *coff = (long *)align64((float *)(runs + nb + nb / DNNK_NR + 2));
+  char *contig = (char *)align64((float *)(coff + nb));
+  float *acc = align64((float *)(contig + nb / DNNK_NR));
+  int width = (int)round_up(cols, DNNK_NR);
+  int nruns = cg_make_runs(g, p0, width, DNNK_NR, kc_max, runs);
+  column_offsets(g, out, p0, cols, coff, contig);
+  for (int r0 = 0; r0 < rows; r0 += DNNK_KC) {
+    int kc = (int)min_l(DNNK_KC, rows - r0);
+    cg_pack_b(g, r0, kc, runs, nruns, bbuf);
+    const float *as = ap + mpad * r0;
+    const float *b_last = r0 + kc == rows ? bias : NULL;
+    for (int j0 = 0; j0 < cols; j0 += DNNK_NR) {
+      const float *bp = bbuf + (long)(j0 / DNNK_NR) * kc_max * DNNK_NR;
+      int nr = (int)min_l(DNNK_NR, cols - j0);
+      for (int m0 = 0; m0 < m; m0 += mr) {
+        cg_micro(mr, kc, as + (long)m0 * kc, bp, acc);
+        store_tile(acc, out, coff + j0, contig[j0 / DNNK_NR], m0,
+                   (int)min_l(mr, m - m0), nr, r0 == 0, b_last);
+      }
+    }
+  }
+}
+
+void cg_wide(const cg_gather *g, const cg_weights *w, int m,
+             const cg_scatter *out, const float *bias, float *ws,
+             size_t ws_floats) {
+  long cols = cg_cols(g);
+  int nb = wide_block(g);
+  long nblocks = (cols + nb - 1) / nb;
+  size_t fixed = wide_fixed(g, m), slot = wide_slot(g);
+  float *own = NULL;
+  if (!ws || ws_floats < fixed + slot) {
+    ws_floats = cg_wide_workspace(g, m, omp_get_max_threads());
+    ws = own = (float *)malloc(ws_floats * sizeof(float));
+    if (!ws)
+      return;
+  }
+  int threads = slot_threads(ws_floats, fixed, slot, nblocks);
+  float *ap = align64(ws);
+  pack_weights(g, w, m, cg_tile_rows(m), ap, threads);
+  float *slots = ap + fixed - 16;
+#pragma omp parallel num_threads(threads)
+  {
+    float *mine = slots + slot * omp_get_thread_num();
+#pragma omp for schedule(dynamic)
+    for (long blk = 0; blk < nblocks; ++blk)
+      wide_block_run(g, m, out, bias, ap, mine, blk * nb,
+                     (int)min_l(nb, cols - blk * nb));
+  }
+  free(own);
+}
+
+#pragma omp end declare target

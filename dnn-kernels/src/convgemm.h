@@ -1,0 +1,140 @@
+/* convGemm: convolution passes as GEMMs whose packed operands are gathered
+ * straight from the tensors (no im2col matrix), after Barrachina et al.
+ * (JPDC 2022) and hpca-uji/convGemm.
+ *
+ * The virtual B matrix has one row per (channel, tap) and one column per
+ * point (b, u, v) of an output grid; element (r, p) is
+ *   src[b][chan(r)][u * sy + ty(r)][v * sx + tx(r)]   (0 outside the plane)
+ * and every pass is one of two products over it:
+ *   - wide:  C (M x P) = A (M x R) * B, C scattered into an NCHW/NHWC tensor
+ *            (forward; backward data as a stride-1 correlation per phase);
+ *   - deep:  C (M x R) = A (M x P) * B^T, summed over P (backward weights). */
+#ifndef DNNK_CONVGEMM_H
+#define DNNK_CONVGEMM_H
+
+#include "dnnk.h"
+#include "gemm_config.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#pragma omp declare target
+
+/* A 4D tensor seen as [image][channel][row][column] through strides. */
+typedef struct cg_tensor {
+  long bs, cs, ys, xs; /* strides of image, channel, row, column */
+  int h, w;            /* plane size, for bounds */
+} cg_tensor;
+
+/* The taps of one axis, an arithmetic progression: tap a reads the source
+ * at grid * step + off0 + a * doff and uses kernel index k0 + a * dk. */
+typedef struct cg_taps {
+  int n, off0, doff, k0, dk;
+} cg_taps;
+
+/* The virtual B matrix: which source element each (row, column) reads. */
+typedef struct cg_gather {
+  const float *src;
+  cg_tensor t;
+  int n, gu, gv;  /* grid: columns p = (b * gu + u) * gv + v */
+  int sy, sx;     /* source step per grid step */
+  int nch;        /* channels of the source used */
+  cg_taps ty, tx; /* taps along rows and columns */
+  int chan_last;  /* rows ordered (tap, channel) instead of (channel, tap) */
+} cg_gather;
+
+/* Where column p of C goes: dst[b][m][u * ty + oy][v * tx + ox]. */
+typedef struct cg_scatter {
+  float *dst;
+  cg_tensor t; /* cs is the stride between C rows (output channels) */
+  int ty, tx, oy, ox;
+} cg_scatter;
+
+/* Weights as the A operand: element (m, r) = wt[m * ms + chan * cs + i * is
+ * + j * js], with (chan, i, j) the row's channel and kernel taps. */
+typedef struct cg_weights {
+  const float *wt;
+  long ms, cs, is, js;
+} cg_weights;
+
+/* Rows of the virtual B matrix. */
+static inline int cg_rows(const cg_gather *g) {
+  return g->nch * g->ty.n * g->tx.n;
+}
+
+/* Columns of the virtual B matrix. */
+static inline long cg_cols(const cg_gather *g) {
+  return (long)g->n * g->gu * g->gv;
+}
+
+/* Channel and tap numbers (along y, x) of row r. */
+static inline void cg_row(const cg_gather *g, int r, int *ch, int *a, int *b) {
+  if (g->chan_last) {
+    *ch = r % g->nch;
+    r /= g->nch;
+    *b = r % g->tx.n;
+    *a = r / g->tx.n;
+  } else {
+    *b = r % g->tx.n;
+    r /= g->tx.n;
+    *a = r % g->ty.n;
+    *ch = r / g->ty.n;
+  }
+}
+
+/* A stretch of columns inside one grid row (fixed b, u): v0 .. v0+len-1,
+ * landing at offset pos of the packed buffer (b < 0: zero padding). */
+typedef struct cg_run {
+  int b, u, v0, len, pos;
+} cg_run;
+
+/* Splits columns [p0, p0 + count) into runs, also cutting at every split
+ * columns (sliver width); returns the number of runs. Each run's pos is
+ * its first column's lane offset: sliver * kc * split + lane, or the
+ * column offset when split covers the whole range. */
+int cg_make_runs(const cg_gather *g, long p0, int count, int split, int kc,
+                 cg_run *runs);
+
+/* Packs rows [r0, r0 + kc) of B for the runs into NR-wide slivers (depth
+ * kc); lanes beyond the runs must be covered by zero runs. */
+void cg_pack_b(const cg_gather *g, int r0, int kc, const cg_run *runs,
+               int nruns, float *dst);
+
+/* Packs B^T: depth = the runs' columns (kc of them), NR-wide slivers over
+ * rows [0, R) padded with zeros to whole slivers. */
+void cg_pack_bt(const cg_gather *g, int kc, const cg_run *runs, int nruns,
+                float *dst);
+
+/* The MR x NR product of two packed slivers over depth kc, into acc
+ * (row-major MR x NR); rows < MR computes only that many rows (A packed
+ * with rows per depth step). */
+void cg_micro(int rows, int kc, const float *ap, const float *bp, float *acc);
+
+/* Rows per A sliver for an M-row product: fewer than MR when M is small. */
+int cg_tile_rows(int m);
+
+/* C (M x P) = W * B, scattered (plus bias[m] when bias is non-NULL), over
+ * the given workspace (ws_floats of it); parallel over column blocks. */
+void cg_wide(const cg_gather *g, const cg_weights *w, int m,
+             const cg_scatter *out, const float *bias, float *ws,
+             size_t ws_floats);
+
+/* Floats cg_wide needs for up to threads threads. */
+size_t cg_wide_workspace(const cg_gather *g, int m, int threads);
+
+/* dW (M x R, through w's strides, overwritten) = dY * B^T, with dY read
+ * through dy's mapping of the same grid; parallel over the depth. */
+void cg_deep(const cg_gather *g, const cg_scatter *dy, int m, float *dw,
+             const cg_weights *w, float *ws, size_t ws_floats);
+
+/* Floats cg_deep needs for up to threads threads. */
+size_t cg_deep_workspace(const cg_gather *g, int m, int threads);
+
+#pragma omp end declare target
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DNNK_CONVGEMM_H */

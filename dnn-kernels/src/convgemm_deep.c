@@ -1,0 +1,156 @@
+/* convGemm for the weights' gradient: dW (M x R) = dY (M x P) * B^T, the
+ * depth P being every output point of the batch. Each thread sums a range
+ * of KC-deep chunks into a private copy of dW (small: output channels x
+ * taps), with dY and B^T packed per chunk straight from the tensors; the
+ * copies are then added in thread order. */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "convgemm.h"
+#include "omp_compat.h"
+
+#pragma omp declare target
+
+/* Smaller of two longs. */
+static inline long min_l(long a, long b) { return a < b ? a : b; }
+
+/* n rounded up to a multiple of step. */
+static inline long round_up(long n, long step) {
+  return (n + step - 1) / step * step;
+}
+
+/* Aligns p up to a 64-byte cache line. */
+static inline float *align64(float *p) {
+  return (float *)(((uintptr_t)p + 63) & ~(uintptr_t)63);
+}
+
+/* Floats of one thread's part: packed dY and B^T chunks, runs, offsets,
+ * the tile and the private result. */
+static size_t deep_slot(const cg_gather *g, int m) {
+  long mpad = round_up(m, cg_tile_rows(m));
+  long rpad = round_up(cg_rows(g), DNNK_NR);
+  size_t runs = (sizeof(cg_run) * (DNNK_KC + 2) + 3) / 4;
+  size_t offs = (sizeof(long) * DNNK_KC + 3) / 4;
+  size_t n = (size_t)(mpad + rpad) * DNNK_KC + runs + offs + DNNK_MR * DNNK_NR +
+             (size_t)mpad * rpad + 6 * 16;
+  /* Whole cache lines, so every slot carves at the same offsets. */
+  return (n + 15) / 16 * 16;
+}
+
+size_t cg_deep_workspace(const cg_gather *g, int m, int threads) {
+  return deep_slot(g, m) * (size_t)(threads > 0 ? threads : 1) + 16;
+}
+
+/* Pointers into one thread's slot. */
+typedef struct deep_bufs {
+  float *a, *bt, *acc, *c;
+  cg_run *runs;
+  long *coff;
+} deep_bufs;
+
+/* Lays out a slot. */
+static deep_bufs carve(const cg_gather *g, int m, float *slot) {
+  long mpad = round_up(m, cg_tile_rows(m));
+  long rpad = round_up(cg_rows(g), DNNK_NR);
+  deep_bufs b;
+  b.a = align64(slot);
+  b.bt = align64(b.a + mpad * DNNK_KC);
+  b.acc = align64(b.bt + rpad * DNNK_KC);
+  b.c = align64(b.acc + DNNK_MR * DNNK_NR);
+  b.runs = (cg_run *)align64(b.c + mpad * rpad);
+  b.coff = (long *)align64((float *)(b.runs + DNNK_KC + 2));
+  return b;
+}
+
+/* Packs dY's columns of one chunk into row slivers of mr rows. */
+static void pack_dy(const cg_gather *g, const cg_scatter *dy, int m, int mr,
+                    const cg_run *runs, int nruns, int kc, long *coff,
+                    float *a) {
+  for (int k = 0; k < nruns; ++k)
+    for (int i = 0; i < runs[k].len; ++i) {
+      const cg_run *r = &runs[k];
+      coff[r->pos + i] = r->b * dy->t.bs +
+                         (long)(r->u * dy->ty + dy->oy) * dy->t.ys +
+                         (long)((r->v0 + i) * dy->tx + dy->ox) * dy->t.xs;
+    }
+  (void)g;
+  for (int m0 = 0; m0 < m; m0 += mr) {
+    float *dst = a + (long)m0 * kc;
+    for (int p = 0; p < kc; ++p) {
+      const float *src = dy->dst + coff[p];
+      for (int i = 0; i < mr; ++i)
+        dst[p * mr + i] = m0 + i < m ? src[(m0 + i) * dy->t.cs] : 0.0f;
+    }
+  }
+}
+
+/* Adds one chunk's product into the private result c (mpad x rpad). */
+static void chunk(const cg_gather *g, const cg_scatter *dy, int m,
+                  const deep_bufs *b, long p0, int kc) {
+  int mr = cg_tile_rows(m), rows = cg_rows(g);
+  long rpad = round_up(rows, DNNK_NR);
+  int nruns = cg_make_runs(g, p0, kc, kc, 0, b->runs);
+  pack_dy(g, dy, m, mr, b->runs, nruns, kc, b->coff, b->a);
+  cg_pack_bt(g, kc, b->runs, nruns, b->bt);
+  for (int j0 = 0; j0 < rows; j0 += DNNK_NR)
+    for (int m0 = 0; m0 < m; m0 += mr) {
+      cg_micro(mr, kc, b->a + (long)m0 * kc, b->bt + (long)j0 * kc, b->acc);
+      for (int i = 0; i < mr; ++i) {
+        float *c = b->c + (m0 + i) * rpad + j0;
+        const float *s = b->acc + i * DNNK_NR;
+#pragma omp simd
+        for (int j = 0; j < DNNK_NR; ++j)
+          c[j] += s[j];
+      }
+    }
+}
+
+void cg_deep(const cg_gather *g, const cg_scatter *dy, int m, float *dw,
+             const cg_weights *w, float *ws, size_t ws_floats) {
+  long depth = cg_cols(g), chunks = (depth + DNNK_KC - 1) / DNNK_KC;
+  size_t slot = deep_slot(g, m);
+  float *own = NULL;
+  if (!ws || ws_floats < slot + 16) {
+    ws_floats = cg_deep_workspace(g, m, omp_get_max_threads());
+    ws = own = (float *)malloc(ws_floats * sizeof(float));
+    if (!ws)
+      return;
+  }
+  int max = omp_in_parallel() ? 1 : omp_get_max_threads();
+  long fit = (long)((ws_floats - 16) / slot);
+  int threads = (int)min_l(min_l(max, fit), chunks);
+  threads = threads < 1 ? 1 : threads;
+  int rows = cg_rows(g);
+  long mpad = round_up(m, cg_tile_rows(m)), rpad = round_up(rows, DNNK_NR);
+  float *base = align64(ws);
+  long c_off = carve(g, m, base).c - base;
+#pragma omp parallel num_threads(threads)
+  {
+    int t = omp_get_thread_num(), nt = omp_get_num_threads();
+    deep_bufs b = carve(g, m, base + slot * t);
+    for (long i = 0; i < mpad * rpad; ++i)
+      b.c[i] = 0.0f;
+    /* Contiguous chunk ranges: each thread walks its part of the batch. */
+    long c0 = chunks * t / nt, c1 = chunks * (t + 1) / nt;
+    for (long c = c0; c < c1; ++c)
+      chunk(g, dy, m, &b, c * DNNK_KC,
+            (int)min_l(DNNK_KC, depth - c * DNNK_KC));
+#pragma omp barrier
+#pragma omp for schedule(static)
+    for (int r = 0; r < rows; ++r) {
+      int ch, a, bx;
+      cg_row(g, r, &ch, &a, &bx);
+      long off = ch * w->cs + (g->ty.k0 + a * g->ty.dk) * w->is +
+                 (g->tx.k0 + bx * g->tx.dk) * w->js;
+      for (int mi = 0; mi < m; ++mi) {
+        float s = 0.0f;
+        for (int q = 0; q < nt; ++q)
+          s += base[slot * q + c_off + mi * rpad + r];
+        dw[mi * w->ms + off] = s;
+      }
+    }
+  }
+  free(own);
+}
+
+#pragma omp end declare target

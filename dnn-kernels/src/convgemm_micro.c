@@ -1,0 +1,90 @@
+/* convGemm's register kernel: the GEMM micro-kernel's loop, instantiated for
+ * full MR-row tiles and for 4, 2 and 1 rows, so layers with few output
+ * channels (LeNet: 6, and 1 for the first layer's data gradient) do not
+ * compute mostly padding. The tile goes to memory (acc) because convGemm
+ * scatters it into a tensor instead of a matrix. */
+#include "convgemm.h"
+
+#pragma omp declare target
+
+#if defined(__GNUC__) && !defined(DNNK_PLAIN_MICRO)
+
+/* One vector register of floats. */
+typedef float cg_vf
+    __attribute__((vector_size(DNNK_VLEN * sizeof(float)), aligned(4)));
+
+/* Vectors per row of the tile. */
+#define CG_NV (DNNK_NR / DNNK_VLEN)
+
+/* Keeps 512-bit generic vectors whole on AVX-512 (see gemm_micro.c). */
+#if defined(__clang__) && DNNK_VLEN * 32 >= 512
+#define CG_WIDE __attribute__((min_vector_width(DNNK_VLEN * 32)))
+#else
+#define CG_WIDE
+#endif
+
+/* rows x NR product; rows is a constant at every call, so it unrolls. */
+CG_WIDE static inline __attribute__((always_inline)) void
+product(const int rows, int kc, const float *restrict ap,
+        const float *restrict bp, float *restrict acc) {
+  cg_vf c[DNNK_MR][CG_NV];
+  for (int i = 0; i < rows; ++i)
+    for (int v = 0; v < CG_NV; ++v)
+      c[i][v] = (cg_vf){0};
+  for (int p = 0; p < kc; ++p) {
+    cg_vf b[CG_NV];
+    for (int v = 0; v < CG_NV; ++v)
+      b[v] = *(const cg_vf *)(bp + p * DNNK_NR + v * DNNK_VLEN);
+    const float *a = ap + p * rows;
+    for (int i = 0; i < rows; ++i) {
+      float ai = a[i];
+      for (int v = 0; v < CG_NV; ++v)
+        c[i][v] += ai * b[v];
+    }
+  }
+  for (int i = 0; i < rows; ++i)
+    for (int v = 0; v < CG_NV; ++v)
+      *(cg_vf *)(acc + i * DNNK_NR + v * DNNK_VLEN) = c[i][v];
+}
+
+#else
+
+#define CG_WIDE
+
+/* rows x NR product, plain loops (fallback for other compilers). */
+static inline void product(const int rows, int kc, const float *restrict ap,
+                           const float *restrict bp, float *restrict acc) {
+  for (int i = 0; i < rows * DNNK_NR; ++i)
+    acc[i] = 0.0f;
+  for (int p = 0; p < kc; ++p)
+    for (int i = 0; i < rows; ++i) {
+      float ai = ap[p * rows + i];
+#pragma omp simd
+      for (int j = 0; j < DNNK_NR; ++j)
+        acc[i * DNNK_NR + j] += ai * bp[p * DNNK_NR + j];
+    }
+}
+
+#endif
+
+CG_WIDE void cg_micro(int rows, int kc, const float *ap, const float *bp,
+                      float *acc) {
+  if (rows == DNNK_MR)
+    product(DNNK_MR, kc, ap, bp, acc);
+#if DNNK_MR > 4
+  else if (rows == 4)
+    product(4, kc, ap, bp, acc);
+#endif
+  else if (rows == 2)
+    product(2, kc, ap, bp, acc);
+  else
+    product(1, kc, ap, bp, acc);
+}
+
+int cg_tile_rows(int m) {
+  if (m >= DNNK_MR || m > 4)
+    return DNNK_MR;
+  return m > 2 ? 4 : m > 1 ? 2 : 1;
+}
+
+#pragma omp end declare target
