@@ -35,12 +35,15 @@ static inline float *align64(float *p) {
   return (float *)(((uintptr_t)p + 63) & ~(uintptr_t)63);
 }
 
-/* Columns per block of the wide product: at most DNNK_CG_NB, and small
- * enough that a batch gives 16 blocks (depends on the shape only, so the
- * workspace size does not depend on the thread count that runs it). */
+/* Columns per block of the wide product: at most DNNK_CG_NB, a B block of
+ * at most DNNK_CG_BLOCK floats, and small enough that a batch gives 16
+ * blocks (the shape alone decides, not the thread count that runs it). */
 static int wide_block(const cg_gather *g) {
+  long kc = min_l(cg_rows(g), DNNK_KC);
+  long fit = DNNK_CG_BLOCK / kc / DNNK_NR * DNNK_NR;
   long per = round_up((cg_cols(g) + 15) / 16, DNNK_NR);
-  return (int)min_l(DNNK_CG_NB, per);
+  long nb = min_l(min_l(DNNK_CG_NB, fit), per);
+  return nb < DNNK_NR ? DNNK_NR : (int)nb;
 }
 
 /* Packed weights: mpad x R floats in KC slices of MR-row slivers. */
@@ -62,16 +65,26 @@ size_t cg_wide_workspace(const cg_gather *g, int m, int threads) {
   return wide_fixed(g, m) + wide_slot(g) * (size_t)(threads > 0 ? threads : 1);
 }
 
-/* Packs every KC slice of the weights into row slivers of mr rows. */
+/* Depth slices of R rows: as few as KC allows, of near-equal depth (576 =
+ * 3 x 192, not 256 + 256 + 64). Slice s starts at row slice_start(s). */
+static inline int slices_of(int rows) { return (rows + DNNK_KC - 1) / DNNK_KC; }
+
+/* First row of slice s of ns. */
+static inline int slice_start(int rows, int s, int ns) {
+  return (int)((long)rows * s / ns);
+}
+
+/* Packs every depth slice of the weights into row slivers of mr rows. */
 static void pack_weights(const cg_gather *g, const cg_weights *w, int m, int mr,
                          float *ap, int threads) {
-  int rows = cg_rows(g), slices = (rows + DNNK_KC - 1) / DNNK_KC;
+  int rows = cg_rows(g), slices = slices_of(rows);
   int slivers = (m + mr - 1) / mr;
   long mpad = (long)slivers * mr;
 #pragma omp parallel for collapse(2) num_threads(threads)
   for (int s = 0; s < slices; ++s)
     for (int ir = 0; ir < slivers; ++ir) {
-      int r0 = s * DNNK_KC, kc = (int)min_l(DNNK_KC, rows - r0);
+      int r0 = slice_start(rows, s, slices);
+      int kc = slice_start(rows, s + 1, slices) - r0;
       float *dst = ap + mpad * r0 + (long)ir * mr * kc;
       for (int p = 0; p < kc; ++p) {
         int ch, a, b;
@@ -159,8 +172,9 @@ static void wide_block_run(const cg_gather *g, int m, const cg_scatter *out,
   int width = (int)round_up(cols, DNNK_NR);
   int nruns = cg_make_runs(g, p0, width, DNNK_NR, kc_max, runs);
   column_offsets(g, out, p0, cols, coff, contig);
-  for (int r0 = 0; r0 < rows; r0 += DNNK_KC) {
-    int kc = (int)min_l(DNNK_KC, rows - r0);
+  for (int sl = 0, ns = slices_of(rows); sl < ns; ++sl) {
+    int r0 = slice_start(rows, sl, ns);
+    int kc = slice_start(rows, sl + 1, ns) - r0;
     cg_pack_b(g, r0, kc, runs, nruns, bbuf);
     const float *as = ap + mpad * r0;
     const float *b_last = r0 + kc == rows ? bias : NULL;
@@ -197,7 +211,7 @@ void cg_wide(const cg_gather *g, const cg_weights *w, int m,
 #pragma omp parallel num_threads(threads)
   {
     float *mine = slots + slot * omp_get_thread_num();
-#pragma omp for schedule(dynamic)
+#pragma omp for schedule(static)
     for (long blk = 0; blk < nblocks; ++blk)
       wide_block_run(g, m, out, bias, ap, mine, blk * nb,
                      (int)min_l(nb, cols - blk * nb));

@@ -84,9 +84,11 @@ static inline void cg_row(const cg_gather *g, int r, int *ch, int *a, int *b) {
 }
 
 /* A stretch of columns inside one grid row (fixed b, u): v0 .. v0+len-1,
- * landing at offset pos of the packed buffer (b < 0: zero padding). */
+ * landing at offset pos of the packed buffer (b < 0: zero padding); base
+ * is the source offset of (b, u, v0) before the row's taps. */
 typedef struct cg_run {
   int b, u, v0, len, pos;
+  long base;
 } cg_run;
 
 /* Splits columns [p0, p0 + count) into runs, also cutting at every split
@@ -102,9 +104,9 @@ void cg_pack_b(const cg_gather *g, int r0, int kc, const cg_run *runs,
                int nruns, float *dst);
 
 /* Packs B^T: depth = the runs' columns (kc of them), NR-wide slivers over
- * rows [0, R) padded with zeros to whole slivers. */
-void cg_pack_bt(const cg_gather *g, int kc, const cg_run *runs, int nruns,
-                float *dst);
+ * rows [r0, r1) (r0 and r1 multiples of NR); rows from R on read as zero. */
+void cg_pack_bt(const cg_gather *g, int r0, int r1, int kc, const cg_run *runs,
+                int nruns, float *dst);
 
 /* The MR x NR product of two packed slivers over depth kc, into acc
  * (row-major MR x NR); rows < MR computes only that many rows (A packed

@@ -24,14 +24,21 @@ static inline float *align64(float *p) {
   return (float *)(((uintptr_t)p + 63) & ~(uintptr_t)63);
 }
 
+/* Rows of B^T packed at a time: whole slivers, about DNNK_CG_BLOCK floats. */
+static long bt_rows(const cg_gather *g) {
+  long fit = DNNK_CG_BLOCK / DNNK_KC / DNNK_NR * DNNK_NR;
+  long all = round_up(cg_rows(g), DNNK_NR);
+  return fit < DNNK_NR ? DNNK_NR : fit < all ? fit : all;
+}
+
 /* Floats of one thread's part: packed dY and B^T chunks, runs, offsets,
  * the tile and the private result. */
 static size_t deep_slot(const cg_gather *g, int m) {
   long mpad = round_up(m, cg_tile_rows(m));
-  long rpad = round_up(cg_rows(g), DNNK_NR);
+  long rpad = round_up(cg_rows(g), DNNK_NR), bt = bt_rows(g);
   size_t runs = (sizeof(cg_run) * (DNNK_KC + 2) + 3) / 4;
   size_t offs = (sizeof(long) * DNNK_KC + 3) / 4;
-  size_t n = (size_t)(mpad + rpad) * DNNK_KC + runs + offs + DNNK_MR * DNNK_NR +
+  size_t n = (size_t)(mpad + bt) * DNNK_KC + runs + offs + DNNK_MR * DNNK_NR +
              (size_t)mpad * rpad + 6 * 16;
   /* Whole cache lines, so every slot carves at the same offsets. */
   return (n + 15) / 16 * 16;
@@ -55,7 +62,7 @@ static deep_bufs carve(const cg_gather *g, int m, float *slot) {
   deep_bufs b;
   b.a = align64(slot);
   b.bt = align64(b.a + mpad * DNNK_KC);
-  b.acc = align64(b.bt + rpad * DNNK_KC);
+  b.acc = align64(b.bt + bt_rows(g) * DNNK_KC);
   b.c = align64(b.acc + DNNK_MR * DNNK_NR);
   b.runs = (cg_run *)align64(b.c + mpad * rpad);
   b.coff = (long *)align64((float *)(b.runs + DNNK_KC + 2));
@@ -91,18 +98,23 @@ static void chunk(const cg_gather *g, const cg_scatter *dy, int m,
   long rpad = round_up(rows, DNNK_NR);
   int nruns = cg_make_runs(g, p0, kc, kc, 0, b->runs);
   pack_dy(g, dy, m, mr, b->runs, nruns, kc, b->coff, b->a);
-  cg_pack_bt(g, kc, b->runs, nruns, b->bt);
-  for (int j0 = 0; j0 < rows; j0 += DNNK_NR)
-    for (int m0 = 0; m0 < m; m0 += mr) {
-      cg_micro(mr, kc, b->a + (long)m0 * kc, b->bt + (long)j0 * kc, b->acc);
-      for (int i = 0; i < mr; ++i) {
-        float *c = b->c + (m0 + i) * rpad + j0;
-        const float *s = b->acc + i * DNNK_NR;
+  long group = bt_rows(g);
+  for (int r0 = 0; r0 < rows; r0 += (int)group) {
+    int r1 = (int)min_l(r0 + group, rpad);
+    cg_pack_bt(g, r0, r1, kc, b->runs, nruns, b->bt);
+    for (int j0 = r0; j0 < r1; j0 += DNNK_NR)
+      for (int m0 = 0; m0 < m; m0 += mr) {
+        cg_micro(mr, kc, b->a + (long)m0 * kc, b->bt + (long)(j0 - r0) * kc,
+                 b->acc);
+        for (int i = 0; i < mr; ++i) {
+          float *c = b->c + (m0 + i) * rpad + j0;
+          const float *s = b->acc + i * DNNK_NR;
 #pragma omp simd
-        for (int j = 0; j < DNNK_NR; ++j)
-          c[j] += s[j];
+          for (int j = 0; j < DNNK_NR; ++j)
+            c[j] += s[j];
+        }
       }
-    }
+  }
 }
 
 void cg_deep(const cg_gather *g, const cg_scatter *dy, int m, float *dw,

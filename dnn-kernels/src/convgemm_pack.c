@@ -33,13 +33,15 @@ int cg_make_runs(const cg_gather *g, long p0, int count, int split, int kc,
     long p = p0 + c;
     int lane = c % split, sl = c / split;
     int room = (int)min_long(split - lane, count - c);
-    cg_run r = {-1, 0, 0, room, sl * kc * split + lane};
+    cg_run r = {-1, 0, 0, room, sl * kc * split + lane, 0};
     if (p < total) {
       long rem = p % per_img;
       r.b = (int)(p / per_img);
       r.u = (int)(rem / g->gv);
       r.v0 = (int)(rem % g->gv);
       r.len = (int)min_long(min_long(room, g->gv - r.v0), total - p);
+      r.base = r.b * g->t.bs + (long)r.u * g->sy * g->t.ys +
+               (long)r.v0 * g->sx * g->t.xs;
     }
     runs[n++] = r;
     c += r.len;
@@ -63,7 +65,7 @@ static row_geom geom(const cg_gather *g, int r) {
   row_geom o;
   o.uy = g->ty.off0 + a * g->ty.doff;
   o.tx = g->tx.off0 + b * g->tx.doff;
-  o.off = ch * g->t.cs;
+  o.off = ch * g->t.cs + (long)o.uy * g->t.ys + (long)o.tx * g->t.xs;
   o.u0 = first_in(o.uy, g->sy);
   o.u1 = end_in(o.uy, g->sy, g->t.h, g->gu);
   o.v0 = first_in(o.tx, g->sx);
@@ -71,9 +73,12 @@ static row_geom geom(const cg_gather *g, int r) {
   return o;
 }
 
-/* Writes one run of row o into d, consecutive elements step apart. */
-static inline void gather_run(const cg_gather *g, const row_geom *o,
-                              const cg_run *run, float *d, long step) {
+/* Writes one run of row o into d, consecutive elements step apart. Runs
+ * are short (one grid row at most): plain loops, not memcpy/memset calls. */
+__attribute__((no_builtin)) static inline void gather_run(const cg_gather *g,
+                                                          const row_geom *o,
+                                                          const cg_run *run,
+                                                          float *d, long step) {
   int len = run->len;
   if (run->b < 0 || run->u < o->u0 || run->u >= o->u1) {
     for (int i = 0; i < len; ++i)
@@ -84,13 +89,13 @@ static inline void gather_run(const cg_gather *g, const row_geom *o,
   lo = lo < 0 ? 0 : lo > len ? len : lo;
   hi = hi < lo ? lo : hi > len ? len : hi;
   long xs = g->sx * g->t.xs;
-  const float *s = g->src + run->b * g->t.bs + o->off +
-                   (long)(run->u * g->sy + o->uy) * g->t.ys +
-                   (long)(run->v0 * g->sx + o->tx) * g->t.xs;
+  const float *s = g->src + run->base + o->off;
   for (int i = 0; i < lo; ++i)
     d[i * step] = 0.0f;
   if (step == 1 && xs == 1) {
-    memcpy(d + lo, s + lo, sizeof(float) * (hi - lo));
+#pragma omp simd
+    for (int i = lo; i < hi; ++i)
+      d[i] = s[i];
   } else {
     for (int i = lo; i < hi; ++i)
       d[i * step] = s[i * xs];
@@ -109,19 +114,18 @@ void cg_pack_b(const cg_gather *g, int r0, int kc, const cg_run *runs,
   }
 }
 
-void cg_pack_bt(const cg_gather *g, int kc, const cg_run *runs, int nruns,
-                float *dst) {
-  int rows = cg_rows(g);
-  int padded = (rows + DNNK_NR - 1) / DNNK_NR * DNNK_NR;
-  for (int r = 0; r < rows; ++r) {
+void cg_pack_bt(const cg_gather *g, int r0, int r1, int kc, const cg_run *runs,
+                int nruns, float *dst) {
+  int rows = cg_rows(g), end = r1 < rows ? r1 : rows;
+  for (int r = r0; r < end; ++r) {
     row_geom o = geom(g, r);
-    float *col = dst + (long)(r / DNNK_NR) * kc * DNNK_NR + r % DNNK_NR;
+    float *col = dst + (long)((r - r0) / DNNK_NR) * kc * DNNK_NR + r % DNNK_NR;
     for (int k = 0; k < nruns; ++k)
       gather_run(g, &o, &runs[k], col + (long)runs[k].pos * DNNK_NR, DNNK_NR);
   }
   /* Lanes of the last sliver beyond R read as zero. */
-  for (int r = rows; r < padded; ++r) {
-    float *col = dst + (long)(r / DNNK_NR) * kc * DNNK_NR + r % DNNK_NR;
+  for (int r = end; r < r1; ++r) {
+    float *col = dst + (long)((r - r0) / DNNK_NR) * kc * DNNK_NR + r % DNNK_NR;
     for (int p = 0; p < kc; ++p)
       col[(long)p * DNNK_NR] = 0.0f;
   }

@@ -74,5 +74,10 @@
 #ifndef DNNK_CG_NB
 #define DNNK_CG_NB DNNK_CG_NB_DEFAULT
 #endif
+/* Most floats of one thread's packed B block in convGemm (its workspace
+ * grows with it, times the threads). */
+#ifndef DNNK_CG_BLOCK
+#define DNNK_CG_BLOCK 32768
+#endif
 
 #endif /* DNNK_GEMM_CONFIG_H */
