@@ -46,10 +46,12 @@ static int wide_block(const cg_gather *g) {
   return nb < DNNK_NR ? DNNK_NR : (int)nb;
 }
 
-/* Packed weights: mpad x R floats in KC slices of MR-row slivers. */
+/* Floats of the shared part: packed weights (mpad x R in depth slices of
+ * mr-row slivers), then the row geometry table. */
 static size_t wide_fixed(const cg_gather *g, int m) {
   int mr = cg_tile_rows(m);
-  return (size_t)round_up(m, mr) * cg_rows(g) + 16;
+  return (size_t)round_up(m, mr) * cg_rows(g) + 16 +
+         floats_for(cg_rows(g), sizeof(cg_geom));
 }
 
 /* One thread's part: B block, runs, column offsets, flags, tile. */
@@ -158,9 +160,9 @@ static int slot_threads(size_t ws_floats, size_t fixed, size_t slot,
 }
 
 /* One block of columns of the wide product, in thread slot sl. */
-static void wide_block_run(const cg_gather *g, int m, const cg_scatter *out,
-                           const float *bias, const float *ap, float *slot,
-                           long p0, int cols) {
+static void wide_block_run(const cg_gather *g, const cg_geom *geo, int m,
+                           const cg_scatter *out, const float *bias,
+                           const float *ap, float *slot, long p0, int cols) {
   int rows = cg_rows(g), nb = wide_block(g);
   int kc_max = (int)min_l(rows, DNNK_KC), mr = cg_tile_rows(m);
   long mpad = round_up(m, mr);
@@ -175,7 +177,7 @@ static void wide_block_run(const cg_gather *g, int m, const cg_scatter *out,
   for (int sl = 0, ns = slices_of(rows); sl < ns; ++sl) {
     int r0 = slice_start(rows, sl, ns);
     int kc = slice_start(rows, sl + 1, ns) - r0;
-    cg_pack_b(g, r0, kc, runs, nruns, bbuf);
+    cg_pack_b(g, geo, r0, kc, runs, nruns, bbuf);
     const float *as = ap + mpad * r0;
     const float *b_last = r0 + kc == rows ? bias : NULL;
     for (int j0 = 0; j0 < cols; j0 += DNNK_NR) {
@@ -205,15 +207,18 @@ void cg_wide(const cg_gather *g, const cg_weights *w, int m,
       return;
   }
   int threads = slot_threads(ws_floats, fixed, slot, nblocks);
+  int mr = cg_tile_rows(m);
   float *ap = align64(ws);
-  pack_weights(g, w, m, cg_tile_rows(m), ap, threads);
-  float *slots = ap + fixed - 16;
+  cg_geom *geo = (cg_geom *)align64(ap + round_up(m, mr) * cg_rows(g));
+  pack_weights(g, w, m, mr, ap, threads);
+  cg_row_geoms(g, geo);
+  float *slots = ws + fixed;
 #pragma omp parallel num_threads(threads)
   {
     float *mine = slots + slot * omp_get_thread_num();
 #pragma omp for schedule(static)
     for (long blk = 0; blk < nblocks; ++blk)
-      wide_block_run(g, m, out, bias, ap, mine, blk * nb,
+      wide_block_run(g, geo, m, out, bias, ap, mine, blk * nb,
                      (int)min_l(nb, cols - blk * nb));
   }
   free(own);

@@ -98,15 +98,25 @@ typedef struct cg_run {
 int cg_make_runs(const cg_gather *g, long p0, int count, int split, int kc,
                  cg_run *runs);
 
+/* Where one row of B reads: offset from a run's base, and the grid rows
+ * and columns whose source lies inside the plane. */
+typedef struct cg_geom {
+  long off;
+  int u0, u1, v0, v1;
+} cg_geom;
+
+/* The geometry of every row (cg_rows of them), worked out once per pass. */
+void cg_row_geoms(const cg_gather *g, cg_geom *out);
+
 /* Packs rows [r0, r0 + kc) of B for the runs into NR-wide slivers (depth
  * kc); lanes beyond the runs must be covered by zero runs. */
-void cg_pack_b(const cg_gather *g, int r0, int kc, const cg_run *runs,
-               int nruns, float *dst);
+void cg_pack_b(const cg_gather *g, const cg_geom *geo, int r0, int kc,
+               const cg_run *runs, int nruns, float *dst);
 
 /* Packs B^T: depth = the runs' columns (kc of them), NR-wide slivers over
  * rows [r0, r1) (r0 and r1 multiples of NR); rows from R on read as zero. */
-void cg_pack_bt(const cg_gather *g, int r0, int r1, int kc, const cg_run *runs,
-                int nruns, float *dst);
+void cg_pack_bt(const cg_gather *g, const cg_geom *geo, int r0, int r1, int kc,
+                const cg_run *runs, int nruns, float *dst);
 
 /* The MR x NR product of two packed slivers over depth kc, into acc
  * (row-major MR x NR); rows < MR computes only that many rows (A packed

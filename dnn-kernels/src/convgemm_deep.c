@@ -44,8 +44,14 @@ static size_t deep_slot(const cg_gather *g, int m) {
   return (n + 15) / 16 * 16;
 }
 
+/* Floats of the shared part: the row geometry table, whole lines. */
+static size_t deep_fixed(const cg_gather *g) {
+  size_t n = (sizeof(cg_geom) * cg_rows(g) + 3) / 4;
+  return (n + 15) / 16 * 16 + 16;
+}
+
 size_t cg_deep_workspace(const cg_gather *g, int m, int threads) {
-  return deep_slot(g, m) * (size_t)(threads > 0 ? threads : 1) + 16;
+  return deep_fixed(g) + deep_slot(g, m) * (size_t)(threads > 0 ? threads : 1);
 }
 
 /* Pointers into one thread's slot. */
@@ -92,8 +98,8 @@ static void pack_dy(const cg_gather *g, const cg_scatter *dy, int m, int mr,
 }
 
 /* Adds one chunk's product into the private result c (mpad x rpad). */
-static void chunk(const cg_gather *g, const cg_scatter *dy, int m,
-                  const deep_bufs *b, long p0, int kc) {
+static void chunk(const cg_gather *g, const cg_geom *geo, const cg_scatter *dy,
+                  int m, const deep_bufs *b, long p0, int kc) {
   int mr = cg_tile_rows(m), rows = cg_rows(g);
   long rpad = round_up(rows, DNNK_NR);
   int nruns = cg_make_runs(g, p0, kc, kc, 0, b->runs);
@@ -101,7 +107,7 @@ static void chunk(const cg_gather *g, const cg_scatter *dy, int m,
   long group = bt_rows(g);
   for (int r0 = 0; r0 < rows; r0 += (int)group) {
     int r1 = (int)min_l(r0 + group, rpad);
-    cg_pack_bt(g, r0, r1, kc, b->runs, nruns, b->bt);
+    cg_pack_bt(g, geo, r0, r1, kc, b->runs, nruns, b->bt);
     for (int j0 = r0; j0 < r1; j0 += DNNK_NR)
       for (int m0 = 0; m0 < m; m0 += mr) {
         cg_micro(mr, kc, b->a + (long)m0 * kc, b->bt + (long)(j0 - r0) * kc,
@@ -122,19 +128,22 @@ void cg_deep(const cg_gather *g, const cg_scatter *dy, int m, float *dw,
   long depth = cg_cols(g), chunks = (depth + DNNK_KC - 1) / DNNK_KC;
   size_t slot = deep_slot(g, m);
   float *own = NULL;
-  if (!ws || ws_floats < slot + 16) {
+  size_t fixed = deep_fixed(g);
+  if (!ws || ws_floats < fixed + slot) {
     ws_floats = cg_deep_workspace(g, m, omp_get_max_threads());
     ws = own = (float *)malloc(ws_floats * sizeof(float));
     if (!ws)
       return;
   }
   int max = omp_in_parallel() ? 1 : omp_get_max_threads();
-  long fit = (long)((ws_floats - 16) / slot);
+  long fit = (long)((ws_floats - fixed) / slot);
   int threads = (int)min_l(min_l(max, fit), chunks);
   threads = threads < 1 ? 1 : threads;
   int rows = cg_rows(g);
   long mpad = round_up(m, cg_tile_rows(m)), rpad = round_up(rows, DNNK_NR);
-  float *base = align64(ws);
+  cg_geom *geo = (cg_geom *)align64(ws);
+  cg_row_geoms(g, geo);
+  float *base = align64(ws + fixed - 16);
   long c_off = carve(g, m, base).c - base;
 #pragma omp parallel num_threads(threads)
   {
@@ -145,7 +154,7 @@ void cg_deep(const cg_gather *g, const cg_scatter *dy, int m, float *dw,
     /* Contiguous chunk ranges: each thread walks its part of the batch. */
     long c0 = chunks * t / nt, c1 = chunks * (t + 1) / nt;
     for (long c = c0; c < c1; ++c)
-      chunk(g, dy, m, &b, c * DNNK_KC,
+      chunk(g, geo, dy, m, &b, c * DNNK_KC,
             (int)min_l(DNNK_KC, depth - c * DNNK_KC));
 #pragma omp barrier
 #pragma omp for schedule(static)

@@ -3,8 +3,6 @@
  * never exists. Each row of B is a (channel, tap) pair; columns come in
  * runs along one grid row, whose in-image part is a (strided) copy and
  * whose rest is padding. */
-#include <string.h>
-
 #include "convgemm.h"
 
 #pragma omp declare target
@@ -49,40 +47,64 @@ int cg_make_runs(const cg_gather *g, long p0, int count, int split, int kc,
   return n;
 }
 
-/* Geometry of one B row: its source plane offset and valid grid ranges. */
-typedef struct row_geom {
-  long off;   /* channel and tap offset into an image */
-  int uy;     /* tap row offset in the source */
-  int u0, u1; /* grid rows inside the plane */
-  int v0, v1; /* grid columns inside the plane */
-  int tx;     /* tap column offset in the source */
-} row_geom;
-
-/* Works out row r's geometry. */
-static row_geom geom(const cg_gather *g, int r) {
-  int ch, a, b;
-  cg_row(g, r, &ch, &a, &b);
-  row_geom o;
-  o.uy = g->ty.off0 + a * g->ty.doff;
-  o.tx = g->tx.off0 + b * g->tx.doff;
-  o.off = ch * g->t.cs + (long)o.uy * g->t.ys + (long)o.tx * g->t.xs;
-  o.u0 = first_in(o.uy, g->sy);
-  o.u1 = end_in(o.uy, g->sy, g->t.h, g->gu);
-  o.v0 = first_in(o.tx, g->sx);
-  o.v1 = end_in(o.tx, g->sx, g->t.w, g->gv);
-  return o;
+void cg_row_geoms(const cg_gather *g, cg_geom *out) {
+  for (int r = 0; r < cg_rows(g); ++r) {
+    int ch, a, b;
+    cg_row(g, r, &ch, &a, &b);
+    int uy = g->ty.off0 + a * g->ty.doff, tx = g->tx.off0 + b * g->tx.doff;
+    cg_geom *o = &out[r];
+    o->off = ch * g->t.cs + (long)uy * g->t.ys + (long)tx * g->t.xs;
+    o->u0 = first_in(uy, g->sy);
+    o->u1 = end_in(uy, g->sy, g->t.h, g->gu);
+    o->v0 = first_in(tx, g->sx);
+    o->v1 = end_in(tx, g->sx, g->t.w, g->gv);
+  }
 }
 
-/* Writes one run of row o into d, consecutive elements step apart. Runs
- * are short (one grid row at most): plain loops, not memcpy/memset calls. */
-__attribute__((no_builtin)) static inline void gather_run(const cg_gather *g,
-                                                          const row_geom *o,
-                                                          const cg_run *run,
-                                                          float *d, long step) {
+/* Runs are short (a grid row at most): clang would turn their copy loops
+ * into memcpy/memset calls, which cost more than the copies. */
+#define CG_NO_CALLS __attribute__((no_builtin("memcpy", "memset", "memmove")))
+
+/* Portable 8- and 4-float vectors for short copies (AVX, SSE or NEON). */
+typedef float cg_v8 __attribute__((vector_size(32), aligned(4)));
+/* Four floats. */
+typedef float cg_v4 __attribute__((vector_size(16), aligned(4)));
+
+/* d[0, n) = s[0, n) for short n: whole vectors, then at most 3 scalars
+ * (a vectorised loop would leave up to 15 to a scalar remainder). */
+CG_NO_CALLS static inline void copy_short(float *restrict d,
+                                          const float *restrict s, int n) {
+  int i = 0;
+  for (; i + 8 <= n; i += 8)
+    *(cg_v8 *)(d + i) = *(const cg_v8 *)(s + i);
+  if (i + 4 <= n) {
+    *(cg_v4 *)(d + i) = *(const cg_v4 *)(s + i);
+    i += 4;
+  }
+  for (; i < n; ++i)
+    d[i] = s[i];
+}
+
+/* d[0, n) = 0 for short n. */
+CG_NO_CALLS static inline void zero_short(float *d, int n) {
+  int i = 0;
+  for (; i + 8 <= n; i += 8)
+    *(cg_v8 *)(d + i) = (cg_v8){0};
+  for (; i < n; ++i)
+    d[i] = 0.0f;
+}
+
+/* Writes one run of row o into d, consecutive elements step apart. */
+CG_NO_CALLS static inline __attribute__((always_inline)) void
+gather_run(const cg_gather *g, const cg_geom *o, const cg_run *run, float *d,
+           long step) {
   int len = run->len;
   if (run->b < 0 || run->u < o->u0 || run->u >= o->u1) {
-    for (int i = 0; i < len; ++i)
-      d[i * step] = 0.0f;
+    if (step == 1)
+      zero_short(d, len);
+    else
+      for (int i = 0; i < len; ++i)
+        d[i * step] = 0.0f;
     return;
   }
   int lo = o->v0 - run->v0, hi = o->v1 - run->v0;
@@ -90,38 +112,38 @@ __attribute__((no_builtin)) static inline void gather_run(const cg_gather *g,
   hi = hi < lo ? lo : hi > len ? len : hi;
   long xs = g->sx * g->t.xs;
   const float *s = g->src + run->base + o->off;
+  if (step == 1 && xs == 1) {
+    zero_short(d, lo);
+    copy_short(d + lo, s + lo, hi - lo);
+    zero_short(d + hi, len - hi);
+    return;
+  }
   for (int i = 0; i < lo; ++i)
     d[i * step] = 0.0f;
-  if (step == 1 && xs == 1) {
-#pragma omp simd
-    for (int i = lo; i < hi; ++i)
-      d[i] = s[i];
-  } else {
-    for (int i = lo; i < hi; ++i)
-      d[i * step] = s[i * xs];
-  }
+  for (int i = lo; i < hi; ++i)
+    d[i * step] = s[i * xs];
   for (int i = hi; i < len; ++i)
     d[i * step] = 0.0f;
 }
 
-void cg_pack_b(const cg_gather *g, int r0, int kc, const cg_run *runs,
-               int nruns, float *dst) {
+CG_NO_CALLS void cg_pack_b(const cg_gather *g, const cg_geom *geo, int r0,
+                           int kc, const cg_run *runs, int nruns, float *dst) {
   for (int r = r0; r < r0 + kc; ++r) {
-    row_geom o = geom(g, r);
     float *row = dst + (long)(r - r0) * DNNK_NR;
     for (int k = 0; k < nruns; ++k)
-      gather_run(g, &o, &runs[k], row + runs[k].pos, 1);
+      gather_run(g, &geo[r], &runs[k], row + runs[k].pos, 1);
   }
 }
 
-void cg_pack_bt(const cg_gather *g, int r0, int r1, int kc, const cg_run *runs,
-                int nruns, float *dst) {
+CG_NO_CALLS void cg_pack_bt(const cg_gather *g, const cg_geom *geo, int r0,
+                            int r1, int kc, const cg_run *runs, int nruns,
+                            float *dst) {
   int rows = cg_rows(g), end = r1 < rows ? r1 : rows;
   for (int r = r0; r < end; ++r) {
-    row_geom o = geom(g, r);
     float *col = dst + (long)((r - r0) / DNNK_NR) * kc * DNNK_NR + r % DNNK_NR;
     for (int k = 0; k < nruns; ++k)
-      gather_run(g, &o, &runs[k], col + (long)runs[k].pos * DNNK_NR, DNNK_NR);
+      gather_run(g, &geo[r], &runs[k], col + (long)runs[k].pos * DNNK_NR,
+                 DNNK_NR);
   }
   /* Lanes of the last sliver beyond R read as zero. */
   for (int r = end; r < r1; ++r) {
