@@ -47,20 +47,32 @@ static int wide_block(const cg_gather *g) {
 }
 
 /* Floats of the shared part: packed weights (mpad x R in depth slices of
- * mr-row slivers), then the row geometry table. */
+ * mr-row slivers), then the row geometry table and padded-image offsets. */
 static size_t wide_fixed(const cg_gather *g, int m) {
   int mr = cg_tile_rows(m);
   return (size_t)round_up(m, mr) * cg_rows(g) + 16 +
-         floats_for(cg_rows(g), sizeof(cg_geom));
+         floats_for(cg_rows(g), sizeof(cg_geom)) +
+         floats_for(cg_rows(g), sizeof(long));
 }
 
 /* One thread's part: B block, runs, column offsets, flags, tile. */
-static size_t wide_slot(const cg_gather *g) {
+static size_t block_slot(const cg_gather *g) {
   int nb = wide_block(g), kc = (int)min_l(cg_rows(g), DNNK_KC);
   return (size_t)kc * nb + 16 +
          floats_for(nb + nb / DNNK_NR + 2, sizeof(cg_run)) +
          floats_for(nb, sizeof(long)) + floats_for(nb / DNNK_NR, 1) +
          DNNK_MR * DNNK_NR + 16;
+}
+
+/* One thread's part, for whichever path the pass may take. */
+static size_t wide_slot(const cg_gather *g) {
+  size_t b = block_slot(g);
+  cg_flat f = cg_flat_plan(g);
+  if (f.ok) {
+    size_t p = cg_flat_slot(g, &f);
+    b = p > b ? p : b;
+  }
+  return b;
 }
 
 size_t cg_wide_workspace(const cg_gather *g, int m, int threads) {
@@ -210,9 +222,18 @@ void cg_wide(const cg_gather *g, const cg_weights *w, int m,
   int mr = cg_tile_rows(m);
   float *ap = align64(ws);
   cg_geom *geo = (cg_geom *)align64(ap + round_up(m, mr) * cg_rows(g));
+  long *roff = (long *)align64((float *)(geo + cg_rows(g)));
   pack_weights(g, w, m, mr, ap, threads);
-  cg_row_geoms(g, geo);
   float *slots = ws + fixed;
+  /* Whole images per thread when there are enough of them. */
+  cg_flat f = cg_flat_plan(g);
+  if (f.ok && g->n >= threads) {
+    cg_flat_offsets(g, &f, roff);
+    cg_flat_run(g, &f, m, out, bias, ap, roff, slots, slot, threads);
+    free(own);
+    return;
+  }
+  cg_row_geoms(g, geo);
 #pragma omp parallel num_threads(threads)
   {
     float *mine = slots + slot * omp_get_thread_num();

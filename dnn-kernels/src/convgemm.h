@@ -126,6 +126,34 @@ void cg_micro(int rows, int kc, const float *ap, const float *bp, float *acc);
 /* Rows per A sliver for an M-row product: fewer than MR when M is small. */
 int cg_tile_rows(int m);
 
+/* The padded-image plan of a wide product (convgemm_flat.c). */
+typedef struct cg_flat {
+  int ok;            /* vertical step 1 and the padded image fits */
+  int pt, pl;        /* padding before the plane: rows, columns */
+  int hp, wp, gw;    /* padded rows and row length; wide grid row length */
+  long plane, image; /* floats of a padded plane, of the padded image */
+  long cols;         /* wide columns of an image, gu * gw */
+  int nb;            /* wide columns per block */
+} cg_flat;
+
+/* One run of a tile row's lanes that lands contiguously in the output. */
+typedef struct cg_seg {
+  int lane, len;
+  long dst;
+} cg_seg;
+
+/* Works out the padded-image plan of g. */
+cg_flat cg_flat_plan(const cg_gather *g);
+/* Floats of one thread's slot on the padded-image path. */
+size_t cg_flat_slot(const cg_gather *g, const cg_flat *f);
+/* Offsets of every B row into a padded image. */
+void cg_flat_offsets(const cg_gather *g, const cg_flat *f, long *roff);
+/* The wide product with threads owning images; ap holds the packed
+ * weights, slots threads slots of slot floats. */
+void cg_flat_run(const cg_gather *g, const cg_flat *f, int m,
+                 const cg_scatter *out, const float *bias, const float *ap,
+                 const long *roff, float *slots, size_t slot, int threads);
+
 /* C (M x P) = W * B, scattered (plus bias[m] when bias is non-NULL), over
  * the given workspace (ws_floats of it); parallel over column blocks. */
 void cg_wide(const cg_gather *g, const cg_weights *w, int m,
