@@ -4,8 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <omp.h>
+
 #include <random>
 
+#include "conv_golden.h"
 #include "dnnk.h"
 #include "reference.h"
 
@@ -321,6 +324,16 @@ TEST(Fused, LayoutsAgree) {
         for (int j = 0; j < ow; ++j)
           EXPECT_NEAR(yh[at(DNNK_NHWC, b, k, i, j, d.k, oh, ow)],
                       y[at(DNNK_NCHW, b, k, i, j, d.k, oh, ow)], 1e-5);
+}
+
+TEST(Fused, GoldenHashOnEveryThreadCount) {
+  // The bits the AArch64 check must reproduce (exact sums, see the header).
+  int keep = omp_get_max_threads();
+  for (int t : {1, 2, 3}) {
+    omp_set_num_threads(t);
+    EXPECT_EQ(dnnk_conv_golden_hash(), DNNK_CONV_GOLDEN) << t << " threads";
+  }
+  omp_set_num_threads(keep);
 }
 
 } // namespace
