@@ -13,6 +13,7 @@ set(DNNK_SOURCES
     ${DNNK_SOURCE_DIR}/src/conv.c
     ${DNNK_SOURCE_DIR}/src/convgemm.c
     ${DNNK_SOURCE_DIR}/src/convgemm_deep.c
+    ${DNNK_SOURCE_DIR}/src/convgemm_dot.c
     ${DNNK_SOURCE_DIR}/src/convgemm_flat.c
     ${DNNK_SOURCE_DIR}/src/convgemm_micro.c
     ${DNNK_SOURCE_DIR}/src/convgemm_pack.c

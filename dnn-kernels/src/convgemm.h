@@ -148,6 +148,8 @@ cg_flat cg_flat_plan(const cg_gather *g);
 size_t cg_flat_slot(const cg_gather *g, const cg_flat *f);
 /* Offsets of every B row into a padded image. */
 void cg_flat_offsets(const cg_gather *g, const cg_flat *f, long *roff);
+/* Copies image b of g's source into a padded buffer (zeros around it). */
+void cg_pad_image(const cg_gather *g, const cg_flat *f, int b, float *p);
 /* The wide product with threads owning images; ap holds the packed
  * weights, slots threads slots of slot floats. */
 void cg_flat_run(const cg_gather *g, const cg_flat *f, int m,
@@ -167,6 +169,17 @@ size_t cg_wide_workspace(const cg_gather *g, int m, int threads);
  * through dy's mapping of the same grid; parallel over the depth. */
 void cg_deep(const cg_gather *g, const cg_scatter *dy, int m, float *dw,
              const cg_weights *w, float *ws, size_t ws_floats);
+
+/* Whether the weights' gradient (m rows) takes dot products of padded
+ * streams (convgemm_dot.c): padded-image plan, column step 1, small dW. */
+int cg_dot_ok(const cg_gather *g, const cg_flat *f, int m);
+/* Floats of one thread's scratch for cg_dot_image. */
+size_t cg_dot_slot(const cg_gather *g, const cg_flat *f, int m);
+/* Adds image b's part of dW (m x R, row stride ldc) into c, with roff the
+ * rows' offsets into the padded image and slot cg_dot_slot floats. */
+void cg_dot_image(const cg_gather *g, const cg_flat *f, const cg_scatter *dy,
+                  int m, const long *roff, float *slot, float *c, long ldc,
+                  int b);
 
 /* Floats cg_deep needs for up to threads threads. */
 size_t cg_deep_workspace(const cg_gather *g, int m, int threads);

@@ -38,15 +38,22 @@ static size_t deep_slot(const cg_gather *g, int m) {
   long rpad = round_up(cg_rows(g), DNNK_NR), bt = bt_rows(g);
   size_t runs = (sizeof(cg_run) * (DNNK_KC + 2) + 3) / 4;
   size_t offs = (sizeof(long) * DNNK_KC + 3) / 4;
-  size_t n = (size_t)(mpad + bt) * DNNK_KC + runs + offs + DNNK_MR * DNNK_NR +
-             (size_t)mpad * rpad + 6 * 16;
+  size_t n =
+      (size_t)(mpad + bt) * DNNK_KC + runs + offs + DNNK_MR * DNNK_NR + 6 * 16;
+  cg_flat f = cg_flat_plan(g);
+  if (cg_dot_ok(g, &f, m)) {
+    size_t d = cg_dot_slot(g, &f, m);
+    n = d > n ? d : n;
+  }
+  n += (size_t)mpad * rpad + 16;
   /* Whole cache lines, so every slot carves at the same offsets. */
   return (n + 15) / 16 * 16;
 }
 
-/* Floats of the shared part: the row geometry table, whole lines. */
+/* Floats of the shared part: the row geometry table and padded-image row
+ * offsets, whole lines. */
 static size_t deep_fixed(const cg_gather *g) {
-  size_t n = (sizeof(cg_geom) * cg_rows(g) + 3) / 4;
+  size_t n = ((sizeof(cg_geom) + sizeof(long)) * cg_rows(g) + 3) / 4 + 16;
   return (n + 15) / 16 * 16 + 16;
 }
 
@@ -66,11 +73,11 @@ static deep_bufs carve(const cg_gather *g, int m, float *slot) {
   long mpad = round_up(m, cg_tile_rows(m));
   long rpad = round_up(cg_rows(g), DNNK_NR);
   deep_bufs b;
-  b.a = align64(slot);
+  b.c = align64(slot);
+  b.a = align64(b.c + mpad * rpad); /* the dot path's scratch starts here */
   b.bt = align64(b.a + mpad * DNNK_KC);
   b.acc = align64(b.bt + bt_rows(g) * DNNK_KC);
-  b.c = align64(b.acc + DNNK_MR * DNNK_NR);
-  b.runs = (cg_run *)align64(b.c + mpad * rpad);
+  b.runs = (cg_run *)align64(b.acc + DNNK_MR * DNNK_NR);
   b.coff = (long *)align64((float *)(b.runs + DNNK_KC + 2));
   return b;
 }
@@ -142,20 +149,33 @@ void cg_deep(const cg_gather *g, const cg_scatter *dy, int m, float *dw,
   int rows = cg_rows(g);
   long mpad = round_up(m, cg_tile_rows(m)), rpad = round_up(rows, DNNK_NR);
   cg_geom *geo = (cg_geom *)align64(ws);
-  cg_row_geoms(g, geo);
+  long *roff = (long *)(geo + rows);
   float *base = align64(ws + fixed - 16);
   long c_off = carve(g, m, base).c - base;
+  /* Dot products of padded streams when threads can own images. */
+  cg_flat f = cg_flat_plan(g);
+  int dot = cg_dot_ok(g, &f, m) && g->n >= threads;
+  if (dot)
+    cg_flat_offsets(g, &f, roff);
+  else
+    cg_row_geoms(g, geo);
 #pragma omp parallel num_threads(threads)
   {
     int t = omp_get_thread_num(), nt = omp_get_num_threads();
     deep_bufs b = carve(g, m, base + slot * t);
     for (long i = 0; i < mpad * rpad; ++i)
       b.c[i] = 0.0f;
-    /* Contiguous chunk ranges: each thread walks its part of the batch. */
-    long c0 = chunks * t / nt, c1 = chunks * (t + 1) / nt;
-    for (long c = c0; c < c1; ++c)
-      chunk(g, geo, dy, m, &b, c * DNNK_KC,
-            (int)min_l(DNNK_KC, depth - c * DNNK_KC));
+    if (dot) {
+#pragma omp for schedule(static) nowait
+      for (int img = 0; img < g->n; ++img)
+        cg_dot_image(g, &f, dy, m, roff, b.a, b.c, rpad, img);
+    } else {
+      /* Contiguous chunk ranges: each thread walks its part of the batch. */
+      long c0 = chunks * t / nt, c1 = chunks * (t + 1) / nt;
+      for (long c = c0; c < c1; ++c)
+        chunk(g, geo, dy, m, &b, c * DNNK_KC,
+              (int)min_l(DNNK_KC, depth - c * DNNK_KC));
+    }
 #pragma omp barrier
 #pragma omp for schedule(static)
     for (int r = 0; r < rows; ++r) {

@@ -74,8 +74,7 @@ void cg_flat_offsets(const cg_gather *g, const cg_flat *f, long *roff) {
   }
 }
 
-/* Copies image b into the padded buffer (zeros around it). */
-static void pad_image(const cg_gather *g, const cg_flat *f, int b, float *p) {
+void cg_pad_image(const cg_gather *g, const cg_flat *f, int b, float *p) {
   const float *src = g->src + b * g->t.bs;
   for (int ch = 0; ch < g->nch; ++ch)
     for (int y = 0; y < f->hp; ++y) {
@@ -199,7 +198,7 @@ static void flat_image(const cg_gather *g, const cg_flat *f, int m,
   cg_seg *seg = (cg_seg *)align64(bbuf + (long)kc_max * f->nb);
   int *first = (int *)align64((float *)(seg + f->nb + 1));
   float *acc = align64((float *)(first + f->nb / DNNK_NR + 2));
-  pad_image(g, f, b, img);
+  cg_pad_image(g, f, b, img);
   for (long q0 = 0; q0 < f->cols; q0 += f->nb) {
     int cols = (int)min_l(f->nb, f->cols - q0);
     segments(g, f, out, b, q0, cols, seg, first);
