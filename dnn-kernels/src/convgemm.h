@@ -123,6 +123,11 @@ void cg_pack_bt(const cg_gather *g, const cg_geom *geo, int r0, int r1, int kc,
  * with rows per depth step). */
 void cg_micro(int rows, int kc, const float *ap, const float *bp, float *acc);
 
+/* cg_micro with B read in place: depth step p's NR floats start at
+ * base + roff[p]. */
+void cg_micro_rows(int rows, int kc, const float *ap, const float *base,
+                   const long *roff, float *acc);
+
 /* Rows per A sliver for an M-row product: fewer than MR when M is small. */
 int cg_tile_rows(int m);
 

@@ -205,7 +205,9 @@ static void flat_image(const cg_gather *g, const cg_flat *f, int m,
     for (int sl = 0; sl < ns; ++sl) {
       int r0 = (int)((long)rows * sl / ns);
       int kc = (int)((long)rows * (sl + 1) / ns) - r0;
-      pack_flat(g, img, roff, r0, kc, kc_max, q0, cols, bbuf);
+      /* Unit column step: the micro-kernel reads the image in place. */
+      if (g->sx != 1)
+        pack_flat(g, img, roff, r0, kc, kc_max, q0, cols, bbuf);
       const float *as = ap + mpad * r0;
       const float *b_last = r0 + kc == rows ? bias : NULL;
       for (int j0 = 0; j0 < cols; j0 += DNNK_NR) {
@@ -214,7 +216,11 @@ static void flat_image(const cg_gather *g, const cg_flat *f, int m,
           continue;
         const float *bp = bbuf + (long)s * kc_max * DNNK_NR;
         for (int m0 = 0; m0 < m; m0 += mr) {
-          cg_micro(mr, kc, as + (long)m0 * kc, bp, acc);
+          if (g->sx == 1)
+            cg_micro_rows(mr, kc, as + (long)m0 * kc, img + q0 + j0, roff + r0,
+                          acc);
+          else
+            cg_micro(mr, kc, as + (long)m0 * kc, bp, acc);
           store_segs(acc, out, seg + first[s], first[s + 1] - first[s], m0,
                      (int)min_l(mr, m - m0), sl == 0, b_last);
         }

@@ -47,9 +47,53 @@ product(const int rows, int kc, const float *restrict ap,
       *(cg_vf *)(acc + i * DNNK_NR + v * DNNK_VLEN) = c[i][v];
 }
 
+/* rows x NR product with B read in place: depth step p's row starts at
+ * base + roff[p] (a padded image), no packed sliver. */
+CG_WIDE static inline __attribute__((always_inline)) void
+product_rows(const int rows, int kc, const float *restrict ap,
+             const float *restrict base, const long *restrict roff,
+             float *restrict acc) {
+  cg_vf c[DNNK_MR][CG_NV];
+  for (int i = 0; i < rows; ++i)
+    for (int v = 0; v < CG_NV; ++v)
+      c[i][v] = (cg_vf){0};
+  for (int p = 0; p < kc; ++p) {
+    const float *bp = base + roff[p];
+    cg_vf b[CG_NV];
+    for (int v = 0; v < CG_NV; ++v)
+      b[v] = *(const cg_vf *)(bp + v * DNNK_VLEN);
+    const float *a = ap + p * rows;
+    for (int i = 0; i < rows; ++i) {
+      float ai = a[i];
+      for (int v = 0; v < CG_NV; ++v)
+        c[i][v] += ai * b[v];
+    }
+  }
+  for (int i = 0; i < rows; ++i)
+    for (int v = 0; v < CG_NV; ++v)
+      *(cg_vf *)(acc + i * DNNK_NR + v * DNNK_VLEN) = c[i][v];
+}
+
 #else
 
 #define CG_WIDE
+
+/* rows x NR product with B read in place, plain loops. */
+static inline void product_rows(const int rows, int kc,
+                                const float *restrict ap,
+                                const float *restrict base,
+                                const long *restrict roff,
+                                float *restrict acc) {
+  for (int i = 0; i < rows * DNNK_NR; ++i)
+    acc[i] = 0.0f;
+  for (int p = 0; p < kc; ++p)
+    for (int i = 0; i < rows; ++i) {
+      float ai = ap[p * rows + i];
+#pragma omp simd
+      for (int j = 0; j < DNNK_NR; ++j)
+        acc[i * DNNK_NR + j] += ai * base[roff[p] + j];
+    }
+}
 
 /* rows x NR product, plain loops (fallback for other compilers). */
 static inline void product(const int rows, int kc, const float *restrict ap,
@@ -79,6 +123,20 @@ CG_WIDE void cg_micro(int rows, int kc, const float *ap, const float *bp,
     product(2, kc, ap, bp, acc);
   else
     product(1, kc, ap, bp, acc);
+}
+
+CG_WIDE void cg_micro_rows(int rows, int kc, const float *ap, const float *base,
+                           const long *roff, float *acc) {
+  if (rows == DNNK_MR)
+    product_rows(DNNK_MR, kc, ap, base, roff, acc);
+#if DNNK_MR > 4
+  else if (rows == 4)
+    product_rows(4, kc, ap, base, roff, acc);
+#endif
+  else if (rows == 2)
+    product_rows(2, kc, ap, base, roff, acc);
+  else
+    product_rows(1, kc, ap, base, roff, acc);
 }
 
 int cg_tile_rows(int m) {
