@@ -81,7 +81,9 @@ size_t cg_wide_workspace(const cg_gather *g, int m, int threads) {
 
 /* Depth slices of R rows: as few as KC allows, of near-equal depth (576 =
  * 3 x 192, not 256 + 256 + 64). Slice s starts at row slice_start(s). */
-static inline int slices_of(int rows) { return (rows + DNNK_KC - 1) / DNNK_KC; }
+static inline int slices_of(int rows, int cap) {
+  return (rows + cap - 1) / cap;
+}
 
 /* First row of slice s of ns. */
 static inline int slice_start(int rows, int s, int ns) {
@@ -90,8 +92,8 @@ static inline int slice_start(int rows, int s, int ns) {
 
 /* Packs every depth slice of the weights into row slivers of mr rows. */
 static void pack_weights(const cg_gather *g, const cg_weights *w, int m, int mr,
-                         float *ap, int threads) {
-  int rows = cg_rows(g), slices = slices_of(rows);
+                         int cap, float *ap, int threads) {
+  int rows = cg_rows(g), slices = slices_of(rows, cap);
   int slivers = (m + mr - 1) / mr;
   long mpad = (long)slivers * mr;
 #pragma omp parallel for collapse(2) num_threads(threads)
@@ -186,7 +188,7 @@ static void wide_block_run(const cg_gather *g, const cg_geom *geo, int m,
   int width = (int)round_up(cols, DNNK_NR);
   int nruns = cg_make_runs(g, p0, width, DNNK_NR, kc_max, runs);
   column_offsets(g, out, p0, cols, coff, contig);
-  for (int sl = 0, ns = slices_of(rows); sl < ns; ++sl) {
+  for (int sl = 0, ns = slices_of(rows, DNNK_KC); sl < ns; ++sl) {
     int r0 = slice_start(rows, sl, ns);
     int kc = slice_start(rows, sl + 1, ns) - r0;
     cg_pack_b(g, geo, r0, kc, runs, nruns, bbuf);
@@ -223,11 +225,12 @@ void cg_wide(const cg_gather *g, const cg_weights *w, int m,
   float *ap = align64(ws);
   cg_geom *geo = (cg_geom *)align64(ap + round_up(m, mr) * cg_rows(g));
   long *roff = (long *)align64((float *)(geo + cg_rows(g)));
-  pack_weights(g, w, m, mr, ap, threads);
   float *slots = ws + fixed;
   /* Whole images per thread when there are enough of them. */
   cg_flat f = cg_flat_plan(g);
-  if (f.ok && g->n >= threads) {
+  int flat = f.ok && g->n >= threads;
+  pack_weights(g, w, m, mr, flat ? f.kc : DNNK_KC, ap, threads);
+  if (flat) {
     cg_flat_offsets(g, &f, roff);
     cg_flat_run(g, &f, m, out, bias, ap, roff, slots, slot, threads);
     free(own);

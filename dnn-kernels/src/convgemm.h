@@ -139,6 +139,8 @@ typedef struct cg_flat {
   long plane, image; /* floats of a padded plane, of the padded image */
   long cols;         /* wide columns of an image, gu * gw */
   int nb;            /* wide columns per block */
+  int inplace;       /* unit column step: B read from the image in place */
+  int kc;            /* most rows per depth slice */
 } cg_flat;
 
 /* One run of a tile row's lanes that lands contiguously in the output. */

@@ -49,16 +49,21 @@ cg_flat cg_flat_plan(const cg_gather *g) {
   /* The extra columns of the last row read past the plane: slack. */
   f.image = g->nch * f.plane + 2 * f.wp + DNNK_NR * g->sx + 16;
   f.cols = (long)g->gu * f.gw;
+  /* Read in place (unit column step), B needs no buffer, so a block is
+   * the whole image and a depth slice as deep as DNNK_CG_KC_INPLACE. */
+  f.inplace = g->sx == 1;
+  f.kc = f.inplace ? DNNK_CG_KC_INPLACE : DNNK_KC;
   long kc = min_l(cg_rows(g), DNNK_KC);
   long fit = DNNK_CG_BLOCK / kc / DNNK_NR * DNNK_NR;
-  f.nb = (int)max_l(DNNK_NR,
-                    min_l(min_l(fit, DNNK_CG_NB), round_up(f.cols, DNNK_NR)));
+  long whole = round_up(f.cols, DNNK_NR);
+  f.nb = (int)max_l(DNNK_NR, f.inplace ? min_l(whole, 8 * DNNK_CG_NB)
+                                       : min_l(min_l(fit, DNNK_CG_NB), whole));
   f.ok = g->sy == 1 && f.image <= 2 * DNNK_CG_BLOCK;
   return f;
 }
 
 size_t cg_flat_slot(const cg_gather *g, const cg_flat *f) {
-  long kc = min_l(cg_rows(g), DNNK_KC);
+  long kc = f->inplace ? 0 : min_l(cg_rows(g), DNNK_KC);
   size_t segs = (sizeof(cg_seg) * (f->nb + 1) + 3) / 4;
   size_t firsts = (sizeof(int) * (f->nb / DNNK_NR + 2) + 3) / 4;
   return (size_t)f->image + (size_t)kc * f->nb + segs + firsts +
@@ -191,7 +196,8 @@ static void flat_image(const cg_gather *g, const cg_flat *f, int m,
                        const cg_scatter *out, const float *bias,
                        const float *ap, const long *roff, float *slot, int b) {
   int rows = cg_rows(g), mr = cg_tile_rows(m);
-  int kc_max = (int)min_l(rows, DNNK_KC), ns = (rows + DNNK_KC - 1) / DNNK_KC;
+  int kc_max = f->inplace ? 0 : (int)min_l(rows, DNNK_KC);
+  int ns = (rows + f->kc - 1) / f->kc;
   long mpad = round_up(m, mr);
   float *img = align64(slot);
   float *bbuf = align64(img + f->image);
@@ -205,8 +211,7 @@ static void flat_image(const cg_gather *g, const cg_flat *f, int m,
     for (int sl = 0; sl < ns; ++sl) {
       int r0 = (int)((long)rows * sl / ns);
       int kc = (int)((long)rows * (sl + 1) / ns) - r0;
-      /* Unit column step: the micro-kernel reads the image in place. */
-      if (g->sx != 1)
+      if (!f->inplace)
         pack_flat(g, img, roff, r0, kc, kc_max, q0, cols, bbuf);
       const float *as = ap + mpad * r0;
       const float *b_last = r0 + kc == rows ? bias : NULL;
@@ -216,7 +221,7 @@ static void flat_image(const cg_gather *g, const cg_flat *f, int m,
           continue;
         const float *bp = bbuf + (long)s * kc_max * DNNK_NR;
         for (int m0 = 0; m0 < m; m0 += mr) {
-          if (g->sx == 1)
+          if (f->inplace)
             cg_micro_rows(mr, kc, as + (long)m0 * kc, img + q0 + j0, roff + r0,
                           acc);
           else

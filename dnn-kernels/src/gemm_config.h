@@ -74,6 +74,11 @@
 #ifndef DNNK_CG_NB
 #define DNNK_CG_NB DNNK_CG_NB_DEFAULT
 #endif
+/* Depth slice of convGemm when B is read in place from a padded image:
+ * deeper than KC, since there is no packed sliver to keep in L1. */
+#ifndef DNNK_CG_KC_INPLACE
+#define DNNK_CG_KC_INPLACE 1024
+#endif
 /* Most floats of one thread's packed B block in convGemm (its workspace
  * grows with it, times the threads). */
 #ifndef DNNK_CG_BLOCK
