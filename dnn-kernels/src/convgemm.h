@@ -131,16 +131,21 @@ void cg_micro_rows(int rows, int kc, const float *ap, const float *base,
 /* Rows per A sliver for an M-row product: fewer than MR when M is small. */
 int cg_tile_rows(int m);
 
+/* Largest stride the padded-image path splits into phase planes. */
+#define DNNK_CG_MAX_STEP 8
+
 /* The padded-image plan of a wide product (convgemm_flat.c). */
 typedef struct cg_flat {
-  int ok;            /* vertical step 1 and the padded image fits */
-  int pt, pl;        /* padding before the plane: rows, columns */
-  int hp, wp, gw;    /* padded rows and row length; wide grid row length */
+  int ok;            /* the padded image fits the budget */
+  int pt, pl;        /* padding before a plane: rows, columns */
+  int hp, wp, gw;    /* plane rows and row length; wide grid row length */
   long plane, image; /* floats of a padded plane, of the padded image */
   long cols;         /* wide columns of an image, gu * gw */
   int nb;            /* wide columns per block */
-  int inplace;       /* unit column step: B read from the image in place */
-  int kc;            /* most rows per depth slice */
+  int planes;        /* channels x stride phases read by some tap */
+  int nph_y, nph_x;  /* phases read along each axis */
+  int ph_y[DNNK_CG_MAX_STEP], ph_x[DNNK_CG_MAX_STEP]; /* plane index or -1 */
+  int kc; /* most rows per depth slice */
 } cg_flat;
 
 /* One run of a tile row's lanes that lands contiguously in the output. */
@@ -178,7 +183,7 @@ void cg_deep(const cg_gather *g, const cg_scatter *dy, int m, float *dw,
              const cg_weights *w, float *ws, size_t ws_floats);
 
 /* Whether the weights' gradient (m rows) takes dot products of padded
- * streams (convgemm_dot.c): padded-image plan, column step 1, small dW. */
+ * streams (convgemm_dot.c): padded-image plan and a small dW. */
 int cg_dot_ok(const cg_gather *g, const cg_flat *f, int m);
 /* Floats of one thread's scratch for cg_dot_image. */
 size_t cg_dot_slot(const cg_gather *g, const cg_flat *f, int m);

@@ -1,7 +1,8 @@
-/* The weights' gradient over padded images: with unit steps, every row of
+/* The weights' gradient over padded images: every row of
  * B is a contiguous stream through the padded image and every row of dY
  * one through a copy of dy padded the same way, so dW = dY * B^T is a grid
- * of dot products of contiguous rows. A dot-product tile (DT x DT vector
+ * of dot products of contiguous rows (stride phases are planes of their
+ * own, convgemm_flat.c). A dot-product tile (DT x DT vector
  * accumulators along the depth, reduced at the end) needs no packing at
  * all, where the outer-product kernel would have to transpose both. */
 #include <stdint.h>
@@ -89,7 +90,7 @@ static long stream_len(const cg_flat *f) {
 int cg_dot_ok(const cg_gather *g, const cg_flat *f, int m) {
   /* Where the outer-product tiles are mostly padding (few output channels
    * or taps); on large products their register reuse wins. */
-  return f->ok && g->sx == 1 && (long)m * cg_rows(g) <= 4096;
+  return f->ok && (long)m * cg_rows(g) <= 4096;
 }
 
 size_t cg_dot_slot(const cg_gather *g, const cg_flat *f, int m) {

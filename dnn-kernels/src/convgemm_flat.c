@@ -1,9 +1,10 @@
-/* The wide product over padded images: when the grid's vertical step is 1,
- * each thread copies one image at a time into a zero-padded CHW buffer
- * whose row length is a multiple of the horizontal step; then every B row
- * is one strided stream through the whole image (no bounds, no runs), at
- * the price of computing the few extra columns the padding adds to each
- * grid row, which the store skips. Threads own whole images, so a batch of
+/* The wide product over padded images: each thread copies one image at a
+ * time into zero-padded planes, one per channel and stride phase (space to
+ * depth: phase (py, px) holds source rows py + sy k and columns px + sx k),
+ * so every B row is one contiguous stream through a plane with unit steps,
+ * read in place by the micro-kernel (no packing, no bounds, no runs), at
+ * the price of the few extra columns the padding adds to each grid row,
+ * which the store skips. Threads own whole images, so a batch of
  * small images keeps all of them busy and nothing is shared but the
  * weights. */
 #include <stdint.h>
@@ -29,85 +30,137 @@ static inline float *align64(float *p) {
   return (float *)(((uintptr_t)p + 63) & ~(uintptr_t)63);
 }
 
-/* Padding of one axis: rows before the plane and the padded length. */
-static void axis_pad(cg_taps t, int size, int grid, int step, int *before,
-                     int *len) {
-  long last = t.off0 + (long)(t.n - 1) * t.doff;
-  long lo = min_l(t.off0, last), hi = max_l(t.off0, last);
-  *before = (int)max_l(0, -lo);
-  *len = (int)(*before + max_l(size, (long)(grid - 1) * step + hi + 1));
+/* floor(a / s) for s > 0. */
+static inline int floor_div(int a, int s) {
+  return a >= 0 ? a / s : -((-a + s - 1) / s);
+}
+
+/* Phase planes of one axis: tap t reads phase t - s floor(t / s) at shift
+ * floor(t / s); a plane has before zero rows, then the phase's source rows,
+ * len in all (the grid reaches grid - 1 + the largest shift). */
+static void axis_plan(cg_taps t, int size, int grid, int s, int *before,
+                      int *len) {
+  int last = t.off0 + (t.n - 1) * t.doff;
+  int a = floor_div(t.off0, s), b = floor_div(last, s);
+  int lo = a < b ? a : b, hi = a > b ? a : b;
+  *before = lo < 0 ? -lo : 0;
+  *len = (int)(*before + max_l((size + s - 1) / s, (long)grid + hi));
+}
+
+/* Numbers the phases of one axis its taps read (-1: unused, no plane);
+ * returns how many, or 0 when the step exceeds the table. */
+static int axis_phases(cg_taps t, int s, int *idx) {
+  if (s > DNNK_CG_MAX_STEP)
+    return 0;
+  for (int p = 0; p < s; ++p)
+    idx[p] = -1;
+  for (int a = 0; a < t.n; ++a) {
+    int v = t.off0 + a * t.doff;
+    idx[v - floor_div(v, s) * s] = 0;
+  }
+  int n = 0;
+  for (int p = 0; p < s; ++p)
+    if (idx[p] == 0)
+      idx[p] = n++;
+  return n;
 }
 
 cg_flat cg_flat_plan(const cg_gather *g) {
   cg_flat f;
-  int wlen;
-  axis_pad(g->ty, g->t.h, g->gu, g->sy, &f.pt, &f.hp);
-  axis_pad(g->tx, g->t.w, g->gv, g->sx, &f.pl, &wlen);
-  f.wp = (int)round_up(wlen, g->sx);
-  f.gw = f.wp / g->sx;
+  axis_plan(g->ty, g->t.h, g->gu, g->sy, &f.pt, &f.hp);
+  axis_plan(g->tx, g->t.w, g->gv, g->sx, &f.pl, &f.wp);
+  f.gw = f.wp;
   f.plane = (long)f.hp * f.wp;
+  f.nph_y = axis_phases(g->ty, g->sy, f.ph_y);
+  f.nph_x = axis_phases(g->tx, g->sx, f.ph_x);
+  f.planes = g->nch * f.nph_y * f.nph_x;
   /* The extra columns of the last row read past the plane: slack. */
-  f.image = g->nch * f.plane + 2 * f.wp + DNNK_NR * g->sx + 16;
+  f.image = f.planes * f.plane + 2 * f.wp + DNNK_NR + 16;
   f.cols = (long)g->gu * f.gw;
-  /* Read in place (unit column step), B needs no buffer, so a block is
-   * the whole image and a depth slice as deep as DNNK_CG_KC_INPLACE. */
-  f.inplace = g->sx == 1;
-  f.kc = f.inplace ? DNNK_CG_KC_INPLACE : DNNK_KC;
-  long kc = min_l(cg_rows(g), DNNK_KC);
-  long fit = DNNK_CG_BLOCK / kc / DNNK_NR * DNNK_NR;
-  long whole = round_up(f.cols, DNNK_NR);
-  f.nb = (int)max_l(DNNK_NR, f.inplace ? min_l(whole, 8 * DNNK_CG_NB)
-                                       : min_l(min_l(fit, DNNK_CG_NB), whole));
-  f.ok = g->sy == 1 && f.image <= 2 * DNNK_CG_BLOCK;
+  f.kc = DNNK_CG_KC_INPLACE;
+  f.nb = (int)min_l(round_up(f.cols, DNNK_NR), 8 * DNNK_CG_NB);
+  f.ok = f.nph_y > 0 && f.nph_x > 0 && f.image <= 2 * DNNK_CG_BLOCK;
   return f;
 }
 
 size_t cg_flat_slot(const cg_gather *g, const cg_flat *f) {
-  long kc = f->inplace ? 0 : min_l(cg_rows(g), DNNK_KC);
+  (void)g;
   size_t segs = (sizeof(cg_seg) * (f->nb + 1) + 3) / 4;
   size_t firsts = (sizeof(int) * (f->nb / DNNK_NR + 2) + 3) / 4;
-  return (size_t)f->image + (size_t)kc * f->nb + segs + firsts +
-         DNNK_MR * DNNK_NR + 5 * 16;
+  return (size_t)f->image + segs + firsts + DNNK_MR * DNNK_NR + 4 * 16;
 }
 
 void cg_flat_offsets(const cg_gather *g, const cg_flat *f, long *roff) {
   for (int r = 0; r < cg_rows(g); ++r) {
     int ch, a, b;
     cg_row(g, r, &ch, &a, &b);
-    int uy = g->ty.off0 + a * g->ty.doff, tx = g->tx.off0 + b * g->tx.doff;
-    roff[r] = ch * f->plane + (long)(f->pt + uy) * f->wp + f->pl + tx;
+    int ty = g->ty.off0 + a * g->ty.doff, tx = g->tx.off0 + b * g->tx.doff;
+    int sy = floor_div(ty, g->sy), sx = floor_div(tx, g->sx);
+    int py = ty - sy * g->sy, px = tx - sx * g->sx;
+    long plane = ((long)ch * f->nph_y + f->ph_y[py]) * f->nph_x + f->ph_x[px];
+    roff[r] = plane * f->plane + (long)(f->pt + sy) * f->wp + f->pl + sx;
+  }
+}
+
+/* d[i] = s[2 i] for i < n: stride-2 phases of NCHW rows, 8 at a time by
+ * deinterleaving 16 contiguous floats (the scalar loop costs a quarter of a
+ * stride-2 forward pass). */
+static void copy_stride2(float *restrict d, const float *restrict s, int n) {
+  int i = 0;
+#if defined(__clang__) && !defined(DNNK_PLAIN_MICRO)
+  typedef float v8 __attribute__((vector_size(32), aligned(4)));
+  for (; i + 8 <= n && 2 * i + 16 <= 2 * n - 1; i += 8) {
+    v8 lo = *(const v8 *)(s + 2 * i), hi = *(const v8 *)(s + 2 * i + 8);
+    *(v8 *)(d + i) = __builtin_shufflevector(lo, hi, 0, 2, 4, 6, 8, 10, 12, 14);
+  }
+#endif
+  for (; i < n; ++i)
+    d[i] = s[2 * i];
+}
+
+/* One padded phase plane: source rows py + sy k, columns px + sx k. */
+static void pad_plane(const cg_gather *g, const cg_flat *f, const float *src,
+                      int py, int px, float *d) {
+  long xs = g->sx * g->t.xs;
+  int x0 = f->pl, x1 = f->pl + (g->t.w - px + g->sx - 1) / g->sx;
+  for (int y = 0; y < f->hp; ++y, d += f->wp) {
+    int k = y - f->pt, sy = py + g->sy * k;
+    if (k < 0 || sy >= g->t.h) {
+      for (int x = 0; x < f->wp; ++x)
+        d[x] = 0.0f;
+      continue;
+    }
+    const float *s = src + sy * g->t.ys + px * g->t.xs;
+    for (int x = 0; x < x0; ++x)
+      d[x] = 0.0f;
+    if (xs == 1) {
+#pragma omp simd
+      for (int x = x0; x < x1; ++x)
+        d[x] = s[x - x0];
+    } else if (xs == 2) {
+      copy_stride2(d + x0, s, x1 - x0);
+    } else {
+      for (int x = x0; x < x1; ++x)
+        d[x] = s[(x - x0) * xs];
+    }
+    for (int x = x1; x < f->wp; ++x)
+      d[x] = 0.0f;
   }
 }
 
 void cg_pad_image(const cg_gather *g, const cg_flat *f, int b, float *p) {
   const float *src = g->src + b * g->t.bs;
   for (int ch = 0; ch < g->nch; ++ch)
-    for (int y = 0; y < f->hp; ++y) {
-      float *d = p + ch * f->plane + (long)y * f->wp;
-      int sy = y - f->pt;
-      if (sy < 0 || sy >= g->t.h) {
-        for (int x = 0; x < f->wp; ++x)
-          d[x] = 0.0f;
-        continue;
+    for (int py = 0; py < g->sy; ++py)
+      for (int px = 0; px < g->sx; ++px) {
+        if (f->ph_y[py] < 0 || f->ph_x[px] < 0)
+          continue;
+        long k = ((long)ch * f->nph_y + f->ph_y[py]) * f->nph_x + f->ph_x[px];
+        pad_plane(g, f, src + ch * g->t.cs, py, px, p + k * f->plane);
       }
-      const float *s = src + ch * g->t.cs + sy * g->t.ys;
-      int x0 = f->pl, x1 = f->pl + g->t.w;
-      for (int x = 0; x < x0; ++x)
-        d[x] = 0.0f;
-      if (g->t.xs == 1) {
-#pragma omp simd
-        for (int x = x0; x < x1; ++x)
-          d[x] = s[x - x0];
-      } else {
-        for (int x = x0; x < x1; ++x)
-          d[x] = s[(x - x0) * g->t.xs];
-      }
-      for (int x = x1; x < f->wp; ++x)
-        d[x] = 0.0f;
-    }
-  long tail = f->image - g->nch * f->plane;
+  long tail = f->image - f->planes * f->plane;
   for (long i = 0; i < tail; ++i)
-    p[g->nch * f->plane + i] = 0.0f;
+    p[f->planes * f->plane + i] = 0.0f;
 }
 
 /* Store segments of wide columns [q0, q0 + cols) of image b: per sliver,
@@ -142,31 +195,6 @@ static void segments(const cg_gather *g, const cg_flat *f, const cg_scatter *o,
   first[(cols + DNNK_NR - 1) / DNNK_NR] = n;
 }
 
-/* Packs rows [r0, r0 + kc) of wide columns [q0, q0 + cols) from the
- * padded image: one strided stream per row. */
-static void pack_flat(const cg_gather *g, const float *img, const long *roff,
-                      int r0, int kc, int kc_max, long q0, int cols,
-                      float *dst) {
-  int sx = g->sx;
-  for (int r = r0; r < r0 + kc; ++r) {
-    const float *s = img + roff[r] + q0 * sx;
-    for (int j0 = 0; j0 < cols; j0 += DNNK_NR) {
-      float *d = dst + (long)(j0 / DNNK_NR) * kc_max * DNNK_NR +
-                 (long)(r - r0) * DNNK_NR;
-      int n = (int)min_l(DNNK_NR, cols - j0);
-      const float *sj = s + (long)j0 * sx;
-      if (sx == 1) {
-#pragma omp simd
-        for (int j = 0; j < DNNK_NR; ++j)
-          d[j] = j < n ? sj[j] : 0.0f;
-      } else {
-        for (int j = 0; j < DNNK_NR; ++j)
-          d[j] = j < n ? sj[j * sx] : 0.0f;
-      }
-    }
-  }
-}
-
 /* Stores one tile's rows through the sliver's segments. */
 static void store_segs(const float *acc, const cg_scatter *o, const cg_seg *seg,
                        int nseg, int m0, int mr, int first, const float *bias) {
@@ -196,12 +224,10 @@ static void flat_image(const cg_gather *g, const cg_flat *f, int m,
                        const cg_scatter *out, const float *bias,
                        const float *ap, const long *roff, float *slot, int b) {
   int rows = cg_rows(g), mr = cg_tile_rows(m);
-  int kc_max = f->inplace ? 0 : (int)min_l(rows, DNNK_KC);
   int ns = (rows + f->kc - 1) / f->kc;
   long mpad = round_up(m, mr);
   float *img = align64(slot);
-  float *bbuf = align64(img + f->image);
-  cg_seg *seg = (cg_seg *)align64(bbuf + (long)kc_max * f->nb);
+  cg_seg *seg = (cg_seg *)align64(img + f->image);
   int *first = (int *)align64((float *)(seg + f->nb + 1));
   float *acc = align64((float *)(first + f->nb / DNNK_NR + 2));
   cg_pad_image(g, f, b, img);
@@ -211,21 +237,15 @@ static void flat_image(const cg_gather *g, const cg_flat *f, int m,
     for (int sl = 0; sl < ns; ++sl) {
       int r0 = (int)((long)rows * sl / ns);
       int kc = (int)((long)rows * (sl + 1) / ns) - r0;
-      if (!f->inplace)
-        pack_flat(g, img, roff, r0, kc, kc_max, q0, cols, bbuf);
       const float *as = ap + mpad * r0;
       const float *b_last = r0 + kc == rows ? bias : NULL;
       for (int j0 = 0; j0 < cols; j0 += DNNK_NR) {
         int s = j0 / DNNK_NR;
         if (first[s + 1] == first[s])
           continue;
-        const float *bp = bbuf + (long)s * kc_max * DNNK_NR;
         for (int m0 = 0; m0 < m; m0 += mr) {
-          if (f->inplace)
-            cg_micro_rows(mr, kc, as + (long)m0 * kc, img + q0 + j0, roff + r0,
-                          acc);
-          else
-            cg_micro(mr, kc, as + (long)m0 * kc, bp, acc);
+          cg_micro_rows(mr, kc, as + (long)m0 * kc, img + q0 + j0, roff + r0,
+                        acc);
           store_segs(acc, out, seg + first[s], first[s + 1] - first[s], m0,
                      (int)min_l(mr, m - m0), sl == 0, b_last);
         }
