@@ -8,6 +8,7 @@
  * No column matrix exists in any pass (im2col.c keeps the explicit lowering
  * as public routines). */
 #include <stdlib.h>
+#include <string.h>
 
 #include "convgemm.h"
 #include "dnnk.h"
@@ -174,32 +175,31 @@ void dnnk_conv2d_forward_ex(const dnnk_conv_desc *d, int layout, const float *x,
   cg_wide(&g, &w, d->k, &s, bias, workspace, ws_floats);
 }
 
-/* Zeroes the dx points of a phase no tap reaches (strides above the kernel
- * span, such as 1x1 stride 2). */
-static void zero_phase(const cg_scatter *s, int n, int c, int gu, int gv) {
-#pragma omp parallel for collapse(2) schedule(static)
-  for (int b = 0; b < n; ++b)
-    for (int ch = 0; ch < c; ++ch)
-      for (int u = 0; u < gu; ++u)
-        for (int v = 0; v < gv; ++v)
-          s->dst[b * s->t.bs + ch * s->t.cs +
-                 (long)(u * s->ty + s->oy) * s->t.ys +
-                 (long)(v * s->tx + s->ox) * s->t.xs] = 0.0f;
-}
-
 void dnnk_conv2d_backward_data_ex(const dnnk_conv_desc *d, int layout,
                                   const float *dy, const float *wt, float *dx,
                                   float *workspace, size_t ws_floats) {
   /* A = W^T: rows input channels, columns (output channel, tap). */
   cg_weights w = {wt, (long)d->kh * d->kw, (long)d->c * d->kh * d->kw, d->kw,
                   1};
+  /* Points no tap reaches (strides above the kernel span, such as 1x1
+   * stride 2) are zero: clear dx at once rather than phase by phase. */
+  int empty = 0;
+  for (int ry = 0; ry < d->stride_h && ry < d->h; ++ry)
+    for (int rx = 0; rx < d->stride_w && rx < d->w; ++rx) {
+      cg_gather g = gather_dy(d, layout, dy, ry, rx);
+      empty |= cg_rows(&g) == 0;
+    }
+  if (empty) {
+    long per = (long)d->c * d->h * d->w;
+#pragma omp parallel for schedule(static)
+    for (int b = 0; b < d->n; ++b)
+      memset(dx + b * per, 0, sizeof(float) * per);
+  }
   for (int ry = 0; ry < d->stride_h && ry < d->h; ++ry)
     for (int rx = 0; rx < d->stride_w && rx < d->w; ++rx) {
       cg_gather g = gather_dy(d, layout, dy, ry, rx);
       cg_scatter s = scatter_dx(d, layout, dx, ry, rx);
-      if (cg_rows(&g) == 0)
-        zero_phase(&s, d->n, d->c, g.gu, g.gv);
-      else
+      if (cg_rows(&g) > 0)
         cg_wide(&g, &w, d->c, &s, NULL, workspace, ws_floats);
     }
 }

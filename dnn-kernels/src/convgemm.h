@@ -162,6 +162,10 @@ size_t cg_flat_slot(const cg_gather *g, const cg_flat *f);
 void cg_flat_offsets(const cg_gather *g, const cg_flat *f, long *roff);
 /* Copies image b of g's source into a padded buffer (zeros around it). */
 void cg_pad_image(const cg_gather *g, const cg_flat *f, int b, float *p);
+/* Image b as the plan's planes: the source itself when it already has that
+ * shape (and the reads past it stay inside the tensor), else padded into
+ * buf. */
+const float *cg_image(const cg_gather *g, const cg_flat *f, int b, float *buf);
 /* The wide product with threads owning images; ap holds the packed
  * weights, slots threads slots of slot floats. */
 void cg_flat_run(const cg_gather *g, const cg_flat *f, int m,

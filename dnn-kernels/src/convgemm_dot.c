@@ -136,9 +136,9 @@ void cg_dot_image(const cg_gather *g, const cg_flat *f, const cg_scatter *dy,
                   int b) {
   int rows = cg_rows(g), mrows = (int)round_up(m, DT);
   long len = stream_len(f);
-  float *img = align64(slot);
-  float *dyw = align64(img + f->image);
-  cg_pad_image(g, f, b, img);
+  float *buf = align64(slot);
+  float *dyw = align64(buf + f->image);
+  const float *img = cg_image(g, f, b, buf);
   pad_dy(g, f, dy, m, mrows, b, dyw);
   for (int r0 = 0; r0 < rows; r0 += DT) {
     const float *bp[DT];

@@ -148,6 +148,24 @@ static void pad_plane(const cg_gather *g, const cg_flat *f, const float *src,
   }
 }
 
+/* Whether image b can be read where it is: one phase per axis, no padding
+ * needed, dense NCHW planes, and the reads past its last plane (extra
+ * columns, vector overshoot) still inside the tensor. */
+static int in_place(const cg_gather *g, const cg_flat *f, int b) {
+  const cg_tensor *t = &g->t;
+  return f->planes == g->nch && f->pt == 0 && f->pl == 0 && f->wp == t->w &&
+         f->hp == t->h && t->xs == 1 && t->ys == t->w &&
+         t->cs == (long)t->h * t->w && t->bs == g->nch * t->cs &&
+         b * t->bs + f->image <= g->n * t->bs;
+}
+
+const float *cg_image(const cg_gather *g, const cg_flat *f, int b, float *buf) {
+  if (in_place(g, f, b))
+    return g->src + b * g->t.bs;
+  cg_pad_image(g, f, b, buf);
+  return buf;
+}
+
 void cg_pad_image(const cg_gather *g, const cg_flat *f, int b, float *p) {
   const float *src = g->src + b * g->t.bs;
   for (int ch = 0; ch < g->nch; ++ch)
@@ -164,20 +182,21 @@ void cg_pad_image(const cg_gather *g, const cg_flat *f, int b, float *p) {
 }
 
 /* Store segments of wide columns [q0, q0 + cols) of image b: per sliver,
- * runs of valid columns consecutive in the output; first[s] indexes them. */
+ * runs of valid columns one output step (tx * xs) apart; first[s] indexes
+ * them. */
 static void segments(const cg_gather *g, const cg_flat *f, const cg_scatter *o,
                      int b, long q0, int cols, cg_seg *seg, int *first) {
   int n = 0, u = (int)(q0 / f->gw), v = (int)(q0 % f->gw);
-  long prev = -2;
+  long step = o->tx * o->t.xs, prev = -2 * step - 1;
   for (int j = 0; j < cols; ++j) {
     if (j % DNNK_NR == 0) {
       first[j / DNNK_NR] = n;
-      prev = -2;
+      prev = -2 * step - 1;
     }
     if (v < g->gv) {
       long off = b * o->t.bs + (long)(u * o->ty + o->oy) * o->t.ys +
                  (long)(v * o->tx + o->ox) * o->t.xs;
-      if (off == prev + 1) {
+      if (off == prev + step) {
         ++seg[n - 1].len;
       } else {
         cg_seg s = {j % DNNK_NR, 1, off};
@@ -185,7 +204,7 @@ static void segments(const cg_gather *g, const cg_flat *f, const cg_scatter *o,
       }
       prev = off;
     } else {
-      prev = -2;
+      prev = -2 * step - 1;
     }
     if (++v == f->gw) {
       v = 0;
@@ -198,6 +217,21 @@ static void segments(const cg_gather *g, const cg_flat *f, const cg_scatter *o,
 /* Stores one tile's rows through the sliver's segments. */
 static void store_segs(const float *acc, const cg_scatter *o, const cg_seg *seg,
                        int nseg, int m0, int mr, int first, const float *bias) {
+  long step = o->tx * o->t.xs;
+  if (step != 1) {
+    for (int i = 0; i < mr; ++i) {
+      const float *a = acc + i * DNNK_NR;
+      float add = bias ? bias[m0 + i] : 0.0f;
+      float *row = o->dst + (m0 + i) * o->t.cs;
+      for (int k = 0; k < nseg; ++k) {
+        float *d = row + seg[k].dst;
+        const float *s = a + seg[k].lane;
+        for (int j = 0; j < seg[k].len; ++j)
+          d[j * step] = first ? s[j] + add : d[j * step] + s[j] + add;
+      }
+    }
+    return;
+  }
   for (int i = 0; i < mr; ++i) {
     const float *a = acc + i * DNNK_NR;
     float add = bias ? bias[m0 + i] : 0.0f;
@@ -226,11 +260,11 @@ static void flat_image(const cg_gather *g, const cg_flat *f, int m,
   int rows = cg_rows(g), mr = cg_tile_rows(m);
   int ns = (rows + f->kc - 1) / f->kc;
   long mpad = round_up(m, mr);
-  float *img = align64(slot);
-  cg_seg *seg = (cg_seg *)align64(img + f->image);
+  float *buf = align64(slot);
+  cg_seg *seg = (cg_seg *)align64(buf + f->image);
   int *first = (int *)align64((float *)(seg + f->nb + 1));
   float *acc = align64((float *)(first + f->nb / DNNK_NR + 2));
-  cg_pad_image(g, f, b, img);
+  const float *img = cg_image(g, f, b, buf);
   for (long q0 = 0; q0 < f->cols; q0 += f->nb) {
     int cols = (int)min_l(f->nb, f->cols - q0);
     segments(g, f, out, b, q0, cols, seg, first);

@@ -23,7 +23,8 @@ struct FusedCase {
 
 // Odd shapes: dilation, stride above the kernel, 1 input or output channel,
 // more than one depth slice (c * kh * kw > 256), columns not a tile
-// multiple, and enough column blocks that every thread takes some.
+// multiple, enough column blocks that every thread takes some, and images
+// read where they are (no padding needed).
 std::vector<FusedCase> fused_cases() {
   // n, c, h, w, k, kh, kw, sh, sw, ph, pw, dh, dw
   std::vector<FusedCase> base = {
@@ -37,6 +38,7 @@ std::vector<FusedCase> fused_cases() {
       {"4x4_s2_p1_d1x2", {2, 3, 10, 13, 9, 4, 4, 2, 2, 1, 3, 1, 2}, 0},
       {"3x3_n1_big_p", {1, 2, 5, 6, 3, 3, 3, 1, 1, 3, 2, 1, 1}, 0},
       {"3x3_n16_blocks", {16, 8, 24, 24, 16, 3, 3, 1, 1, 1, 1, 1, 1}, 0},
+      {"3x3_p0_read_in_place", {3, 4, 9, 8, 5, 3, 3, 1, 1, 0, 0, 1, 1}, 0},
   };
   std::vector<FusedCase> all;
   for (FusedCase c : base) {
