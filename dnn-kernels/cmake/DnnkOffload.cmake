@@ -17,6 +17,7 @@ set(DNNK_SOURCES
     ${DNNK_SOURCE_DIR}/src/convgemm_flat.c
     ${DNNK_SOURCE_DIR}/src/convgemm_micro.c
     ${DNNK_SOURCE_DIR}/src/convgemm_pack.c
+    ${DNNK_SOURCE_DIR}/src/convgemm_tdeep.c
     ${DNNK_SOURCE_DIR}/src/elementwise.c
     ${DNNK_SOURCE_DIR}/src/fc.c
     ${DNNK_SOURCE_DIR}/src/gemm.c

@@ -197,6 +197,21 @@ void cg_dot_image(const cg_gather *g, const cg_flat *f, const cg_scatter *dy,
                   int m, const long *roff, float *slot, float *c, long ldc,
                   int b);
 
+/* Floats of an image's dy stream: its wide columns, whole vectors. */
+long cg_stream_len(const cg_flat *f);
+/* dy of image b on the wide grid: mrows rows of cg_stream_len floats, the
+ * first m channels of dy, zero elsewhere (padding columns, rows >= m). */
+void cg_pad_dy(const cg_gather *g, const cg_flat *f, const cg_scatter *dy,
+               int m, int mrows, int b, float *d);
+/* Floats of one thread's scratch for cg_tdeep_image. */
+size_t cg_tdeep_slot(const cg_gather *g, const cg_flat *f, int m);
+/* Adds image b's part of dW into c (mpad x R rounded to NR, row stride
+ * ldc) by outer products over the padded streams, transposed into packed
+ * slivers 4 x 4 at a time (convgemm_tdeep.c). */
+void cg_tdeep_image(const cg_gather *g, const cg_flat *f, const cg_scatter *dy,
+                    int m, const long *roff, float *slot, float *c, long ldc,
+                    int b);
+
 /* Floats cg_deep needs for up to threads threads. */
 size_t cg_deep_workspace(const cg_gather *g, int m, int threads);
 

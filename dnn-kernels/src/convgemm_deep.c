@@ -31,6 +31,19 @@ static long bt_rows(const cg_gather *g) {
   return fit < DNNK_NR ? DNNK_NR : fit < all ? fit : all;
 }
 
+/* How threads owning images would take the pass: 1 dot products (small
+ * dW), 2 transposed outer products (large; C rows in MR multiples), or 0:
+ * the depth chunks of the batch. */
+static int deep_path(const cg_gather *g, const cg_flat *f, int m) {
+  /* Strided images are copied phase by phase, which costs more than the
+   * depth chunks' direct packing. */
+  if (g->sy > 1 || g->sx > 1)
+    return 0;
+  if (cg_dot_ok(g, f, m))
+    return 1;
+  return f->ok && m > 4 ? 2 : 0;
+}
+
 /* Floats of one thread's part: packed dY and B^T chunks, runs, offsets,
  * the tile and the private result. */
 static size_t deep_slot(const cg_gather *g, int m) {
@@ -41,10 +54,11 @@ static size_t deep_slot(const cg_gather *g, int m) {
   size_t n =
       (size_t)(mpad + bt) * DNNK_KC + runs + offs + DNNK_MR * DNNK_NR + 6 * 16;
   cg_flat f = cg_flat_plan(g);
-  if (cg_dot_ok(g, &f, m)) {
-    size_t d = cg_dot_slot(g, &f, m);
-    n = d > n ? d : n;
-  }
+  int path = deep_path(g, &f, m);
+  size_t d = path == 1   ? cg_dot_slot(g, &f, m)
+             : path == 2 ? cg_tdeep_slot(g, &f, m)
+                         : 0;
+  n = d > n ? d : n;
   n += (size_t)mpad * rpad + 16;
   /* Whole cache lines, so every slot carves at the same offsets. */
   return (n + 15) / 16 * 16;
@@ -152,10 +166,10 @@ void cg_deep(const cg_gather *g, const cg_scatter *dy, int m, float *dw,
   long *roff = (long *)(geo + rows);
   float *base = align64(ws + fixed - 16);
   long c_off = carve(g, m, base).c - base;
-  /* Dot products of padded streams when threads can own images. */
+  /* Padded streams when threads can own images. */
   cg_flat f = cg_flat_plan(g);
-  int dot = cg_dot_ok(g, &f, m) && g->n >= threads;
-  if (dot)
+  int path = g->n >= threads ? deep_path(g, &f, m) : 0;
+  if (path)
     cg_flat_offsets(g, &f, roff);
   else
     cg_row_geoms(g, geo);
@@ -165,10 +179,14 @@ void cg_deep(const cg_gather *g, const cg_scatter *dy, int m, float *dw,
     deep_bufs b = carve(g, m, base + slot * t);
     for (long i = 0; i < mpad * rpad; ++i)
       b.c[i] = 0.0f;
-    if (dot) {
+    if (path == 1) {
 #pragma omp for schedule(static) nowait
       for (int img = 0; img < g->n; ++img)
         cg_dot_image(g, &f, dy, m, roff, b.a, b.c, rpad, img);
+    } else if (path == 2) {
+#pragma omp for schedule(static) nowait
+      for (int img = 0; img < g->n; ++img)
+        cg_tdeep_image(g, &f, dy, m, roff, b.a, b.c, rpad, img);
     } else {
       /* Contiguous chunk ranges: each thread walks its part of the batch. */
       long c0 = chunks * t / nt, c1 = chunks * (t + 1) / nt;

@@ -83,9 +83,7 @@ static void dot_tile(int len, const float *const *a, const float *const *b,
 #endif
 
 /* Depth of an image's stream: its wide columns, whole vectors. */
-static long stream_len(const cg_flat *f) {
-  return round_up(f->cols, DNNK_VLEN);
-}
+long cg_stream_len(const cg_flat *f) { return round_up(f->cols, DNNK_VLEN); }
 
 int cg_dot_ok(const cg_gather *g, const cg_flat *f, int m) {
   /* Where the outer-product tiles are mostly padding (few output channels
@@ -95,14 +93,12 @@ int cg_dot_ok(const cg_gather *g, const cg_flat *f, int m) {
 
 size_t cg_dot_slot(const cg_gather *g, const cg_flat *f, int m) {
   (void)g;
-  return (size_t)f->image + (size_t)round_up(m, DT) * stream_len(f) + 3 * 16;
+  return (size_t)f->image + (size_t)round_up(m, DT) * cg_stream_len(f) + 3 * 16;
 }
 
-/* dy of image b on the wide grid: rows of m channels, zero in the padding
- * columns and up to whole vectors, mrows rows (zero beyond m). */
-static void pad_dy(const cg_gather *g, const cg_flat *f, const cg_scatter *dy,
-                   int m, int mrows, int b, float *d) {
-  long len = stream_len(f);
+void cg_pad_dy(const cg_gather *g, const cg_flat *f, const cg_scatter *dy,
+               int m, int mrows, int b, float *d) {
+  long len = cg_stream_len(f);
   for (int mi = 0; mi < mrows; ++mi) {
     float *row = d + mi * len;
     if (mi >= m) {
@@ -135,11 +131,11 @@ void cg_dot_image(const cg_gather *g, const cg_flat *f, const cg_scatter *dy,
                   int m, const long *roff, float *slot, float *c, long ldc,
                   int b) {
   int rows = cg_rows(g), mrows = (int)round_up(m, DT);
-  long len = stream_len(f);
+  long len = cg_stream_len(f);
   float *buf = align64(slot);
   float *dyw = align64(buf + f->image);
   const float *img = cg_image(g, f, b, buf);
-  pad_dy(g, f, dy, m, mrows, b, dyw);
+  cg_pad_dy(g, f, dy, m, mrows, b, dyw);
   for (int r0 = 0; r0 < rows; r0 += DT) {
     const float *bp[DT];
     for (int j = 0; j < DT; ++j)
