@@ -182,36 +182,36 @@ void cg_pad_image(const cg_gather *g, const cg_flat *f, int b, float *p) {
 }
 
 /* Store segments of wide columns [q0, q0 + cols) of image b: per sliver,
- * runs of valid columns one output step (tx * xs) apart; first[s] indexes
- * them. */
+ * runs of valid columns one output step (tx * xs) apart, one per grid-row
+ * piece (merged when rows continue each other); first[s] indexes them. */
 static void segments(const cg_gather *g, const cg_flat *f, const cg_scatter *o,
                      int b, long q0, int cols, cg_seg *seg, int *first) {
-  int n = 0, u = (int)(q0 / f->gw), v = (int)(q0 % f->gw);
-  long step = o->tx * o->t.xs, prev = -2 * step - 1;
-  for (int j = 0; j < cols; ++j) {
-    if (j % DNNK_NR == 0) {
-      first[j / DNNK_NR] = n;
-      prev = -2 * step - 1;
-    }
-    if (v < g->gv) {
-      long off = b * o->t.bs + (long)(u * o->ty + o->oy) * o->t.ys +
-                 (long)(v * o->tx + o->ox) * o->t.xs;
-      if (off == prev + step) {
-        ++seg[n - 1].len;
-      } else {
-        cg_seg s = {j % DNNK_NR, 1, off};
-        seg[n++] = s;
+  long step = o->tx * o->t.xs;
+  int n = 0, ns = (cols + DNNK_NR - 1) / DNNK_NR;
+  for (int s = 0; s < ns; ++s) {
+    first[s] = n;
+    int j0 = s * DNNK_NR, j1 = (int)min_l(cols, j0 + DNNK_NR);
+    for (int j = j0; j < j1;) {
+      long q = q0 + j;
+      int u = (int)(q / f->gw), v = (int)(q % f->gw);
+      int take = (int)min_l(f->gw - v, j1 - j);
+      int valid = (int)min_l(g->gv - v, take);
+      if (valid > 0) {
+        long off = b * o->t.bs + (long)(u * o->ty + o->oy) * o->t.ys +
+                   (long)(v * o->tx + o->ox) * o->t.xs;
+        cg_seg *last = n > first[s] ? &seg[n - 1] : NULL;
+        if (last && last->lane + last->len == j - j0 &&
+            last->dst + last->len * step == off) {
+          last->len += valid;
+        } else {
+          cg_seg sg = {j - j0, valid, off};
+          seg[n++] = sg;
+        }
       }
-      prev = off;
-    } else {
-      prev = -2 * step - 1;
-    }
-    if (++v == f->gw) {
-      v = 0;
-      ++u;
+      j += take;
     }
   }
-  first[(cols + DNNK_NR - 1) / DNNK_NR] = n;
+  first[ns] = n;
 }
 
 /* Stores one tile's rows through the sliver's segments. */
