@@ -58,6 +58,39 @@ typedef struct cg_weights {
   long ms, cs, is, js;
 } cg_weights;
 
+/* Rows and runs are short (a grid row at most): clang would turn their
+ * copy loops into memcpy/memset calls, which cost more than the copies. */
+#define CG_NO_CALLS __attribute__((no_builtin("memcpy", "memset", "memmove")))
+
+/* Portable 8- and 4-float vectors for short copies (AVX, SSE or NEON). */
+typedef float cg_v8 __attribute__((vector_size(32), aligned(4)));
+/* Four floats. */
+typedef float cg_v4 __attribute__((vector_size(16), aligned(4)));
+
+/* d[0, n) = s[0, n) for short n: whole vectors, then at most 3 scalars
+ * (a vectorised loop would leave up to 15 to a scalar remainder). */
+CG_NO_CALLS static inline void copy_short(float *restrict d,
+                                          const float *restrict s, int n) {
+  int i = 0;
+  for (; i + 8 <= n; i += 8)
+    *(cg_v8 *)(d + i) = *(const cg_v8 *)(s + i);
+  if (i + 4 <= n) {
+    *(cg_v4 *)(d + i) = *(const cg_v4 *)(s + i);
+    i += 4;
+  }
+  for (; i < n; ++i)
+    d[i] = s[i];
+}
+
+/* d[0, n) = 0 for short n. */
+CG_NO_CALLS static inline void zero_short(float *d, int n) {
+  int i = 0;
+  for (; i + 8 <= n; i += 8)
+    *(cg_v8 *)(d + i) = (cg_v8){0};
+  for (; i < n; ++i)
+    d[i] = 0.0f;
+}
+
 /* Rows of the virtual B matrix. */
 static inline int cg_rows(const cg_gather *g) {
   return g->nch * g->ty.n * g->tx.n;

@@ -119,32 +119,27 @@ static void copy_stride2(float *restrict d, const float *restrict s, int n) {
 }
 
 /* One padded phase plane: source rows py + sy k, columns px + sx k. */
-static void pad_plane(const cg_gather *g, const cg_flat *f, const float *src,
-                      int py, int px, float *d) {
+CG_NO_CALLS static void pad_plane(const cg_gather *g, const cg_flat *f,
+                                  const float *src, int py, int px, float *d) {
   long xs = g->sx * g->t.xs;
   int x0 = f->pl, x1 = f->pl + (g->t.w - px + g->sx - 1) / g->sx;
   for (int y = 0; y < f->hp; ++y, d += f->wp) {
     int k = y - f->pt, sy = py + g->sy * k;
     if (k < 0 || sy >= g->t.h) {
-      for (int x = 0; x < f->wp; ++x)
-        d[x] = 0.0f;
+      zero_short(d, f->wp);
       continue;
     }
     const float *s = src + sy * g->t.ys + px * g->t.xs;
-    for (int x = 0; x < x0; ++x)
-      d[x] = 0.0f;
+    zero_short(d, x0);
     if (xs == 1) {
-#pragma omp simd
-      for (int x = x0; x < x1; ++x)
-        d[x] = s[x - x0];
+      copy_short(d + x0, s, x1 - x0);
     } else if (xs == 2) {
       copy_stride2(d + x0, s, x1 - x0);
     } else {
       for (int x = x0; x < x1; ++x)
         d[x] = s[(x - x0) * xs];
     }
-    for (int x = x1; x < f->wp; ++x)
-      d[x] = 0.0f;
+    zero_short(d + x1, f->wp - x1);
   }
 }
 
