@@ -35,13 +35,14 @@ static long bt_rows(const cg_gather *g) {
  * dW), 2 transposed outer products (large; C rows in MR multiples), or 0:
  * the depth chunks of the batch. */
 static int deep_path(const cg_gather *g, const cg_flat *f, int m) {
-  /* Strided images are copied phase by phase, which costs more than the
-   * depth chunks' direct packing. */
-  if (g->sy > 1 || g->sx > 1)
-    return 0;
-  if (cg_dot_ok(g, f, m))
+  int unit = g->sy == 1 && g->sx == 1;
+  if (unit && cg_dot_ok(g, f, m))
     return 1;
-  return f->ok && m > 4 ? 2 : 0;
+  /* Strided layers copy their images phase by phase: worth it for wide dW
+   * only (ResNet 3x3/2: 288 taps; not the 1x1/2 projection's 32). */
+  if (f->ok && m > 4 && (unit || cg_rows(g) >= 2 * DNNK_NR))
+    return 2;
+  return 0;
 }
 
 /* Floats of one thread's part: packed dY and B^T chunks, runs, offsets,

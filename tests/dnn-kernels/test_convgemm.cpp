@@ -24,7 +24,8 @@ struct FusedCase {
 // Odd shapes: dilation, stride above the kernel, 1 input or output channel,
 // more than one depth slice (c * kh * kw > 256), columns not a tile
 // multiple, enough column blocks that every thread takes some, and images
-// read where they are (no padding needed).
+// read where they are (no padding needed), and a strided layer whose dW is
+// wide enough for the transposed outer products.
 std::vector<FusedCase> fused_cases() {
   // n, c, h, w, k, kh, kw, sh, sw, ph, pw, dh, dw
   std::vector<FusedCase> base = {
@@ -39,6 +40,7 @@ std::vector<FusedCase> fused_cases() {
       {"3x3_n1_big_p", {1, 2, 5, 6, 3, 3, 3, 1, 1, 3, 2, 1, 1}, 0},
       {"3x3_n16_blocks", {16, 8, 24, 24, 16, 3, 3, 1, 1, 1, 1, 1, 1}, 0},
       {"3x3_p0_read_in_place", {3, 4, 9, 8, 5, 3, 3, 1, 1, 0, 0, 1, 1}, 0},
+      {"3x3_s2_wide_dw", {2, 12, 11, 10, 10, 3, 3, 2, 2, 1, 1, 1, 1}, 0},
   };
   std::vector<FusedCase> all;
   for (FusedCase c : base) {
