@@ -32,7 +32,7 @@ static long bt_rows(const cg_gather *g) {
 }
 
 /* How threads owning images would take the pass: 1 dot products (small
- * dW), 2 transposed outer products (large; C rows in MR multiples), or 0:
+ * dW), 2 transposed outer products (large; full MR-row tiles), or 0:
  * the depth chunks of the batch. */
 static int deep_path(const cg_gather *g, const cg_flat *f, int m) {
   int unit = g->sy == 1 && g->sx == 1;
@@ -40,7 +40,8 @@ static int deep_path(const cg_gather *g, const cg_flat *f, int m) {
     return 1;
   /* Strided layers copy their images phase by phase: worth it for wide dW
    * only (ResNet 3x3/2: 288 taps; not the 1x1/2 projection's 32). */
-  if (f->ok && m > 4 && (unit || cg_rows(g) >= 2 * DNNK_NR))
+  if (f->ok && cg_tile_rows(m) == DNNK_MR &&
+      (unit || cg_rows(g) >= 2 * DNNK_NR))
     return 2;
   return 0;
 }

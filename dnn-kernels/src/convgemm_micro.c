@@ -1,5 +1,5 @@
 /* convGemm's register kernel: the GEMM micro-kernel's loop, instantiated for
- * full MR-row tiles and for 4, 2 and 1 rows, so layers with few output
+ * full MR-row tiles and for 6, 4, 2 and 1 rows, so layers with few output
  * channels (LeNet: 6, and 1 for the first layer's data gradient) do not
  * compute mostly padding. The tile goes to memory (acc) because convGemm
  * scatters it into a tensor instead of a matrix. */
@@ -115,6 +115,10 @@ CG_WIDE void cg_micro(int rows, int kc, const float *ap, const float *bp,
                       float *acc) {
   if (rows == DNNK_MR)
     product(DNNK_MR, kc, ap, bp, acc);
+#if DNNK_MR > 6
+  else if (rows == 6)
+    product(6, kc, ap, bp, acc);
+#endif
 #if DNNK_MR > 4
   else if (rows == 4)
     product(4, kc, ap, bp, acc);
@@ -129,6 +133,10 @@ CG_WIDE void cg_micro_rows(int rows, int kc, const float *ap, const float *base,
                            const long *roff, float *acc) {
   if (rows == DNNK_MR)
     product_rows(DNNK_MR, kc, ap, base, roff, acc);
+#if DNNK_MR > 6
+  else if (rows == 6)
+    product_rows(6, kc, ap, base, roff, acc);
+#endif
 #if DNNK_MR > 4
   else if (rows == 4)
     product_rows(4, kc, ap, base, roff, acc);
@@ -140,9 +148,9 @@ CG_WIDE void cg_micro_rows(int rows, int kc, const float *ap, const float *base,
 }
 
 int cg_tile_rows(int m) {
-  if (m >= DNNK_MR || m > 4)
+  if (m >= DNNK_MR || m > 6 || (m > 4 && DNNK_MR <= 6))
     return DNNK_MR;
-  return m > 2 ? 4 : m > 1 ? 2 : 1;
+  return m > 4 ? 6 : m > 2 ? 4 : m > 1 ? 2 : 1;
 }
 
 #pragma omp end declare target
