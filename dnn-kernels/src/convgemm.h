@@ -91,6 +91,25 @@ CG_NO_CALLS static inline void zero_short(float *d, int n) {
     d[i] = 0.0f;
 }
 
+/* d[0, n) = s[0, n) + add (set) or d += s + add, for short n: whole 8- and
+ * 4-float vectors first (a vectorised loop would leave up to 31 to its
+ * scalar remainder, which was half of CNN conv1's forward pass). */
+static inline void store_short(float *restrict d, const float *restrict s,
+                               float add, int n, int set) {
+  int i = 0;
+  for (; i + 8 <= n; i += 8) {
+    cg_v8 v = *(const cg_v8 *)(s + i) + add;
+    *(cg_v8 *)(d + i) = set ? v : *(cg_v8 *)(d + i) + v;
+  }
+  if (i + 4 <= n) {
+    cg_v4 v = *(const cg_v4 *)(s + i) + add;
+    *(cg_v4 *)(d + i) = set ? v : *(cg_v4 *)(d + i) + v;
+    i += 4;
+  }
+  for (; i < n; ++i)
+    d[i] = set ? s[i] + add : d[i] + s[i] + add;
+}
+
 /* Rows of the virtual B matrix. */
 static inline int cg_rows(const cg_gather *g) {
   return g->nch * g->ty.n * g->tx.n;

@@ -238,20 +238,8 @@ static void store_segs(const float *acc, const cg_scatter *o, const cg_seg *seg,
     const float *a = acc + i * DNNK_NR;
     float add = bias ? bias[m0 + i] : 0.0f;
     float *row = o->dst + (m0 + i) * o->t.cs;
-    for (int k = 0; k < nseg; ++k) {
-      float *d = row + seg[k].dst;
-      const float *s = a + seg[k].lane;
-      int len = seg[k].len;
-      if (first) {
-#pragma omp simd
-        for (int j = 0; j < len; ++j)
-          d[j] = s[j] + add;
-      } else {
-#pragma omp simd
-        for (int j = 0; j < len; ++j)
-          d[j] += s[j] + add;
-      }
-    }
+    for (int k = 0; k < nseg; ++k)
+      store_short(row + seg[k].dst, a + seg[k].lane, add, seg[k].len, first);
   }
 }
 
