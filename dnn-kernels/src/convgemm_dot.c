@@ -96,8 +96,9 @@ size_t cg_dot_slot(const cg_gather *g, const cg_flat *f, int m) {
   return (size_t)f->image + (size_t)round_up(m, DT) * cg_stream_len(f) + 3 * 16;
 }
 
-void cg_pad_dy(const cg_gather *g, const cg_flat *f, const cg_scatter *dy,
-               int m, int mrows, int b, float *d) {
+CG_NO_CALLS void cg_pad_dy(const cg_gather *g, const cg_flat *f,
+                           const cg_scatter *dy, int m, int mrows, int b,
+                           float *d) {
   long len = cg_stream_len(f);
   for (int mi = 0; mi < mrows; ++mi) {
     float *row = d + mi * len;
@@ -112,15 +113,12 @@ void cg_pad_dy(const cg_gather *g, const cg_flat *f, const cg_scatter *dy,
       float *dst = row + (long)u * f->gw;
       const float *s = src + u * dy->t.ys;
       if (xs == 1) {
-#pragma omp simd
-        for (int v = 0; v < g->gv; ++v)
-          dst[v] = s[v];
+        copy_short(dst, s, g->gv);
       } else {
         for (int v = 0; v < g->gv; ++v)
           dst[v] = s[v * xs];
       }
-      for (int v = g->gv; v < f->gw; ++v)
-        dst[v] = 0.0f;
+      zero_short(dst + g->gv, f->gw - g->gv);
     }
     for (long q = f->cols; q < len; ++q)
       row[q] = 0.0f;
