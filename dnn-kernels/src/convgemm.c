@@ -96,7 +96,7 @@ static void pack_weights(const cg_gather *g, const cg_weights *w, int m, int mr,
   int rows = cg_rows(g), slices = slices_of(rows, cap);
   int slivers = (m + mr - 1) / mr;
   long mpad = (long)slivers * mr;
-#pragma omp parallel for collapse(2) num_threads(threads)
+#pragma omp parallel for collapse(2) num_threads(threads) if (threads > 1)
   for (int s = 0; s < slices; ++s)
     for (int ir = 0; ir < slivers; ++ir) {
       int r0 = slice_start(rows, s, slices);
@@ -229,7 +229,11 @@ void cg_wide(const cg_gather *g, const cg_weights *w, int m,
   /* Whole images per thread when there are enough of them. */
   cg_flat f = cg_flat_plan(g);
   int flat = f.ok && g->n >= threads;
-  pack_weights(g, w, m, mr, flat ? f.kc : DNNK_KC, ap, threads);
+  /* Small weights are packed by this thread: a parallel region more costs
+   * a wait for the slowest thread, on a shared machine a time slice. */
+  long wfloats = (long)m * cg_rows(g);
+  pack_weights(g, w, m, mr, flat ? f.kc : DNNK_KC, ap,
+               wfloats < (1L << 17) ? 1 : threads);
   if (flat) {
     cg_flat_offsets(g, &f, roff);
     cg_flat_run(g, &f, m, out, bias, ap, roff, slots, slot, threads);
