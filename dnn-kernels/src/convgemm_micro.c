@@ -74,6 +74,47 @@ product_rows(const int rows, int kc, const float *restrict ap,
       *(cg_vf *)(acc + i * DNNK_NR + v * DNNK_VLEN) = c[i][v];
 }
 
+/* One row (a single input channel's data gradient): with 3 accumulators
+ * every FMA would wait for the previous one, so 4 depth steps go to 4
+ * separate sets, added at the end. b(p) gives depth step p's B row. */
+#define CG_ONE_ROW(B_ROW)                                                      \
+  cg_vf c[4][CG_NV];                                                           \
+  for (int u = 0; u < 4; ++u)                                                  \
+    for (int v = 0; v < CG_NV; ++v)                                            \
+      c[u][v] = (cg_vf){0};                                                    \
+  int p = 0;                                                                   \
+  for (; p + 4 <= kc; p += 4)                                                  \
+    for (int u = 0; u < 4; ++u) {                                              \
+      const float *bp = B_ROW(p + u);                                          \
+      for (int v = 0; v < CG_NV; ++v)                                          \
+        c[u][v] += ap[p + u] * *(const cg_vf *)(bp + v * DNNK_VLEN);           \
+    }                                                                          \
+  for (; p < kc; ++p) {                                                        \
+    const float *bp = B_ROW(p);                                                \
+    for (int v = 0; v < CG_NV; ++v)                                            \
+      c[0][v] += ap[p] * *(const cg_vf *)(bp + v * DNNK_VLEN);                 \
+  }                                                                            \
+  for (int v = 0; v < CG_NV; ++v)                                              \
+    *(cg_vf *)(acc + v * DNNK_VLEN) = (c[0][v] + c[1][v]) + (c[2][v] + c[3][v]);
+
+/* Depth step p's row of a packed sliver. */
+#define CG_PACKED_ROW(p) (bp0 + (p)*DNNK_NR)
+/* Depth step p's row read in place. */
+#define CG_INPLACE_ROW(p) (base + roff[p])
+
+/* 1 x NR product of packed slivers. */
+CG_WIDE static void product_one(int kc, const float *restrict ap,
+                                const float *restrict bp0,
+                                float *restrict acc){CG_ONE_ROW(CG_PACKED_ROW)}
+
+/* 1 x NR product with B read in place. */
+CG_WIDE static void product_one_rows(int kc, const float *restrict ap,
+                                     const float *restrict base,
+                                     const long *restrict roff,
+                                     float *restrict acc) {
+  CG_ONE_ROW(CG_INPLACE_ROW)
+}
+
 #else
 
 #define CG_WIDE
@@ -109,6 +150,16 @@ static inline void product(const int rows, int kc, const float *restrict ap,
     }
 }
 
+/* 1 x NR product of packed slivers, plain loops. */
+static void product_one(int kc, const float *ap, const float *bp, float *acc) {
+  product(1, kc, ap, bp, acc);
+}
+
+/* 1 x NR product with B read in place, plain loops. */
+static void product_one_rows(int kc, const float *ap, const float *base,
+                             const long *roff, float *acc) {
+  product_rows(1, kc, ap, base, roff, acc);
+}
 #endif
 
 CG_WIDE void cg_micro(int rows, int kc, const float *ap, const float *bp,
@@ -126,7 +177,7 @@ CG_WIDE void cg_micro(int rows, int kc, const float *ap, const float *bp,
   else if (rows == 2)
     product(2, kc, ap, bp, acc);
   else
-    product(1, kc, ap, bp, acc);
+    product_one(kc, ap, bp, acc);
 }
 
 CG_WIDE void cg_micro_rows(int rows, int kc, const float *ap, const float *base,
@@ -144,7 +195,7 @@ CG_WIDE void cg_micro_rows(int rows, int kc, const float *ap, const float *base,
   else if (rows == 2)
     product_rows(2, kc, ap, base, roff, acc);
   else
-    product_rows(1, kc, ap, base, roff, acc);
+    product_one_rows(kc, ap, base, roff, acc);
 }
 
 int cg_tile_rows(int m) {
