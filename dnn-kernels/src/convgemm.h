@@ -93,7 +93,7 @@ CG_NO_CALLS static inline void zero_short(float *d, int n) {
 
 /* d[0, n) = s[0, n) + add (set) or d += s + add, for short n: whole 8- and
  * 4-float vectors first (a vectorised loop would leave up to 31 to its
- * scalar remainder, which was half of CNN conv1's forward pass). */
+ * scalar remainder). */
 static inline void store_short(float *restrict d, const float *restrict s,
                                float add, int n, int set) {
   int i = 0;

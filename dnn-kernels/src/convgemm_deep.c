@@ -31,18 +31,20 @@ static long bt_rows(const cg_gather *g) {
   return fit < DNNK_NR ? DNNK_NR : fit < all ? fit : all;
 }
 
-/* How threads owning images would take the pass: 1 dot products (small
- * dW), 2 transposed outer products (large; full MR-row tiles), or 0:
- * the depth chunks of the batch. */
+/* How threads owning images would take the pass: 2 transposed outer
+ * products (full MR-row tiles: their register reuse beats dot tiles even
+ * on LeNet conv2), 1 dot products (fewer rows: LeNet conv1's 6), or 0: the
+ * depth chunks of the batch. */
 static int deep_path(const cg_gather *g, const cg_flat *f, int m) {
   int unit = g->sy == 1 && g->sx == 1;
-  if (unit && cg_dot_ok(g, f, m))
-    return 1;
   /* Strided layers copy their images phase by phase: worth it for wide dW
    * only (ResNet 3x3/2: 288 taps; not the 1x1/2 projection's 32). */
   if (f->ok && cg_tile_rows(m) == DNNK_MR &&
       (unit || cg_rows(g) >= 2 * DNNK_NR))
     return 2;
+  /* Fewer output channels than a tile: dot products, no padded rows. */
+  if (unit && cg_dot_ok(g, f, m))
+    return 1;
   return 0;
 }
 

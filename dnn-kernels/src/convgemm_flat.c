@@ -39,8 +39,8 @@ static inline int floor_div(int a, int s) {
  * floor(t / s); a plane has before zero rows, then the phase's source rows,
  * len in all (the grid reaches grid - 1 + the largest shift). Along rows
  * (wrap), reads past a row's end land in the next row's leading zeros, so
- * the two sides share one padding gap (ResNet 16x16, pad 1: 17 columns, not
- * 18, and 6% padding columns computed instead of 11%). */
+ * the two sides share one padding gap (16 columns, pad 1: rows of 17, not
+ * 18). */
 static void axis_plan(cg_taps t, int size, int grid, int s, int wrap,
                       int *before, int *len) {
   int last = t.off0 + (t.n - 1) * t.doff;
@@ -110,8 +110,7 @@ void cg_flat_offsets(const cg_gather *g, const cg_flat *f, long *roff) {
 }
 
 /* d[i] = s[2 i] for i < n: stride-2 phases of NCHW rows, 8 at a time by
- * deinterleaving 16 contiguous floats (the scalar loop costs a quarter of a
- * stride-2 forward pass). */
+ * deinterleaving 16 contiguous floats (a strided scalar loop is slow). */
 static void copy_stride2(float *restrict d, const float *restrict s, int n) {
   int i = 0;
 #if defined(__clang__) && !defined(DNNK_PLAIN_MICRO)
