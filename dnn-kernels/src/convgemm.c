@@ -1,14 +1,10 @@
-/* convGemm drivers: the BLIS loops with B packed from the tensor.
- *
- * wide (forward, backward data): the columns (output points) are cut into
- * blocks that threads take one at a time, each with its own packed B block,
- * so there is no barrier between blocks and a batch of small images keeps
- * every thread busy; the weights are packed once, shared. Tiles go straight
- * into the output tensor, bias added with the last depth slice.
- *
- * deep (backward weights): the depth (output points) is split over the
- * threads, each summing into a private copy of the small result, which are
- * then added in a fixed order. */
+/* The wide product (forward, backward data): the weights are packed once,
+ * shared; then either threads own whole images on the padded-image path
+ * (convgemm_flat.c), or, with fewer images than threads or images too
+ * large for it, the columns (output points) are cut into blocks split
+ * statically over the threads, each packing its own B block from the
+ * tensor, with no barrier between blocks. Tiles go straight into the
+ * output tensor, the bias added with the last depth slice. */
 #include <stdint.h>
 #include <stdlib.h>
 

@@ -1,8 +1,9 @@
 /* convGemm for the weights' gradient: dW (M x R) = dY (M x P) * B^T, the
- * depth P being every output point of the batch. Each thread sums a range
- * of KC-deep chunks into a private copy of dW (small: output channels x
- * taps), with dY and B^T packed per chunk straight from the tensors; the
- * copies are then added in thread order. */
+ * depth P being every output point of the batch. Each thread sums into a
+ * private copy of dW (small: output channels x taps) either whole images
+ * over padded streams (convgemm_tdeep.c, convgemm_dot.c) or a range of
+ * KC-deep chunks of the batch with dY and B^T packed straight from the
+ * tensors (here); the copies are then added in thread order. */
 #include <stdint.h>
 #include <stdlib.h>
 
