@@ -204,24 +204,6 @@ void dnnk_conv2d_backward_data_ex(const dnnk_conv_desc *d, int layout,
     }
 }
 
-/* dbias[k] = sum of dy over the batch and the plane, in double. */
-static void bias_grad(const dnnk_conv_desc *d, int layout, const float *dy,
-                      float *dbias) {
-  cg_tensor t = tensor(layout, d->k, dnnk_conv_out_h(d), dnnk_conv_out_w(d));
-  long plane = (long)t.h * t.w, step = layout == DNNK_NHWC ? d->k : 1;
-#pragma omp parallel for schedule(static)
-  for (int k = 0; k < d->k; ++k) {
-    double s = 0.0;
-    for (int b = 0; b < d->n; ++b) {
-      const float *p = dy + b * t.bs + k * t.cs;
-#pragma omp simd reduction(+ : s)
-      for (long i = 0; i < plane; ++i)
-        s += p[i * step];
-    }
-    dbias[k] = (float)s;
-  }
-}
-
 void dnnk_conv2d_backward_weights_ex(const dnnk_conv_desc *d, int layout,
                                      const float *x, const float *dy,
                                      float *dwt, float *dbias, float *workspace,
@@ -229,9 +211,7 @@ void dnnk_conv2d_backward_weights_ex(const dnnk_conv_desc *d, int layout,
   cg_gather g = gather_x(d, layout, x);
   cg_scatter s = scatter_y(d, layout, (float *)dy); /* read only */
   cg_weights w = weights_fwd(d, NULL);
-  cg_deep(&g, &s, d->k, dwt, &w, workspace, ws_floats);
-  if (dbias)
-    bias_grad(d, layout, dy, dbias);
+  cg_deep(&g, &s, d->k, dwt, dbias, &w, workspace, ws_floats);
 }
 
 /* The size of a caller's workspace (0 for none). */

@@ -234,9 +234,10 @@ void cg_wide(const cg_gather *g, const cg_weights *w, int m,
 size_t cg_wide_workspace(const cg_gather *g, int m, int threads);
 
 /* dW (M x R, through w's strides, overwritten) = dY * B^T, with dY read
- * through dy's mapping of the same grid; parallel over the depth. */
+ * through dy's mapping of the same grid, and dbias (may be NULL) = dY's row
+ * sums; parallel over the depth. */
 void cg_deep(const cg_gather *g, const cg_scatter *dy, int m, float *dw,
-             const cg_weights *w, float *ws, size_t ws_floats);
+             float *dbias, const cg_weights *w, float *ws, size_t ws_floats);
 
 /* Whether the weights' gradient (m rows) takes dot products of padded
  * streams (convgemm_dot.c): padded-image plan and a small dW. */

@@ -149,8 +149,22 @@ static void chunk(const cg_gather *g, const cg_geom *geo, const cg_scatter *dy,
   }
 }
 
+/* Sum of dy's channel mi over the batch and the grid, in double. */
+static double channel_sum(const cg_gather *g, const cg_scatter *dy, int mi) {
+  double s = 0.0;
+  for (int b = 0; b < g->n; ++b)
+    for (int u = 0; u < g->gu; ++u) {
+      const float *row = dy->dst + b * dy->t.bs + mi * dy->t.cs + u * dy->t.ys;
+      long xs = dy->t.xs;
+#pragma omp simd reduction(+ : s)
+      for (int v = 0; v < g->gv; ++v)
+        s += row[v * xs];
+    }
+  return s;
+}
+
 void cg_deep(const cg_gather *g, const cg_scatter *dy, int m, float *dw,
-             const cg_weights *w, float *ws, size_t ws_floats) {
+             float *dbias, const cg_weights *w, float *ws, size_t ws_floats) {
   long depth = cg_cols(g), chunks = (depth + DNNK_KC - 1) / DNNK_KC;
   size_t slot = deep_slot(g, m);
   float *own = NULL;
@@ -212,6 +226,12 @@ void cg_deep(const cg_gather *g, const cg_scatter *dy, int m, float *dw,
           s += base[slot * q + c_off + mi * rpad + r];
         dw[mi * w->ms + off] = s;
       }
+    }
+    /* The bias gradient in the same region: one wait fewer. */
+    if (dbias) {
+#pragma omp for schedule(static)
+      for (int mi = 0; mi < m; ++mi)
+        dbias[mi] = (float)channel_sum(g, dy, mi);
     }
   }
   free(own);
