@@ -139,6 +139,24 @@ static cg_scatter scatter_dx(const dnnk_conv_desc *d, int layout, float *dx,
   return s;
 }
 
+/* The stride phases of dx some tap reaches, as gathers and scatters (at
+ * most DNNK_CG_MAX_PHASES; 0 when there are more). */
+static int phases(const dnnk_conv_desc *d, int layout, const float *dy,
+                  float *dx, cg_gather *gs, cg_scatter *ss) {
+  int np = 0;
+  if ((long)d->stride_h * d->stride_w > DNNK_CG_MAX_PHASES)
+    return 0;
+  for (int ry = 0; ry < d->stride_h && ry < d->h; ++ry)
+    for (int rx = 0; rx < d->stride_w && rx < d->w; ++rx) {
+      cg_gather g = gather_dy(d, layout, dy, ry, rx);
+      if (cg_rows(&g) == 0)
+        continue;
+      gs[np] = g;
+      ss[np++] = scatter_dx(d, layout, dx, ry, rx);
+    }
+  return np;
+}
+
 /* Larger of two sizes. */
 static inline size_t max_sz(size_t a, size_t b) { return a > b ? a : b; }
 
@@ -155,6 +173,11 @@ size_t dnnk_conv_workspace_fused(const dnnk_conv_desc *d, int layout,
       if (cg_rows(&g) > 0)
         need = max_sz(need, cg_wide_workspace(&g, d->c, threads));
     }
+  cg_gather gs[DNNK_CG_MAX_PHASES];
+  cg_scatter ss[DNNK_CG_MAX_PHASES];
+  int np = phases(d, layout, NULL, NULL, gs, ss);
+  if (np > 1)
+    need = max_sz(need, cg_phases_workspace(gs, np, d->c, threads));
   return need;
 }
 
@@ -195,6 +218,12 @@ void dnnk_conv2d_backward_data_ex(const dnnk_conv_desc *d, int layout,
     for (int b = 0; b < d->n; ++b)
       memset(dx + b * per, 0, sizeof(float) * per);
   }
+  /* Strided: every phase of an image from one padded copy of dy. */
+  cg_gather gs[DNNK_CG_MAX_PHASES];
+  cg_scatter ss[DNNK_CG_MAX_PHASES];
+  int np = phases(d, layout, dy, dx, gs, ss);
+  if (np > 1 && cg_wide_phases(gs, ss, np, &w, d->c, workspace, ws_floats))
+    return;
   for (int ry = 0; ry < d->stride_h && ry < d->h; ++ry)
     for (int rx = 0; rx < d->stride_w && rx < d->w; ++rx) {
       cg_gather g = gather_dy(d, layout, dy, ry, rx);

@@ -248,4 +248,54 @@ void cg_wide(const cg_gather *g, const cg_weights *w, int m,
   free(own);
 }
 
+/* Floats of the phases' shared parts: each one's packed weights and rows. */
+static size_t phases_fixed(const cg_gather *gs, int np, int m) {
+  size_t n = 0;
+  for (int p = 0; p < np; ++p)
+    n += wide_fixed(&gs[p], m);
+  return n;
+}
+
+size_t cg_phases_workspace(const cg_gather *gs, int np, int m, int threads) {
+  cg_flat fs[DNNK_CG_MAX_PHASES], fc;
+  if (np < 1 || np > DNNK_CG_MAX_PHASES || !cg_flat_common(gs, np, fs, &fc))
+    return 0;
+  return phases_fixed(gs, np, m) +
+         cg_flat_slot(&gs[0], &fc) * (size_t)(threads > 0 ? threads : 1);
+}
+
+int cg_wide_phases(const cg_gather *gs, const cg_scatter *ss, int np,
+                   const cg_weights *w, int m, float *ws, size_t ws_floats) {
+  cg_flat fs[DNNK_CG_MAX_PHASES], fc;
+  int max = omp_in_parallel() ? 1 : omp_get_max_threads();
+  if (np < 1 || np > DNNK_CG_MAX_PHASES || gs[0].n < max ||
+      !cg_flat_common(gs, np, fs, &fc))
+    return 0;
+  size_t fixed = phases_fixed(gs, np, m), slot = cg_flat_slot(&gs[0], &fc);
+  float *own = NULL;
+  if (!ws || ws_floats < fixed + slot) {
+    ws_floats = fixed + slot * (size_t)max;
+    ws = own = (float *)malloc(ws_floats * sizeof(float));
+    if (!ws)
+      return 0;
+  }
+  int threads = slot_threads(ws_floats, fixed, slot, gs[0].n);
+  const float *aps[DNNK_CG_MAX_PHASES];
+  const long *roffs[DNNK_CG_MAX_PHASES];
+  float *cur = ws;
+  int mr = cg_tile_rows(m);
+  for (int p = 0; p < np; ++p) {
+    float *ap = align64(cur);
+    long *roff = (long *)align64(ap + round_up(m, mr) * cg_rows(&gs[p]));
+    pack_weights(&gs[p], w, m, mr, fs[p].kc, ap, 1);
+    cg_flat_offsets(&gs[p], &fs[p], roff);
+    aps[p] = ap;
+    roffs[p] = roff;
+    cur += wide_fixed(&gs[p], m);
+  }
+  cg_phases_run(gs, ss, np, fs, &fc, m, aps, roffs, ws + fixed, slot, threads);
+  free(own);
+  return 1;
+}
+
 #pragma omp end declare target

@@ -224,6 +224,27 @@ void cg_flat_run(const cg_gather *g, const cg_flat *f, int m,
                  const cg_scatter *out, const float *bias, const float *ap,
                  const long *roff, float *slots, size_t slot, int threads);
 
+/* Most stride phases cg_wide_phases takes at once. */
+#define DNNK_CG_MAX_PHASES 64
+
+/* Plans the phases gs[0, np) of a strided backward data (same source, unit
+ * steps) over one common padded image fc, with fs the phases' plans on it;
+ * returns 0 when they cannot share one (or it is too large). */
+int cg_flat_common(const cg_gather *gs, int np, cg_flat *fs, cg_flat *fc);
+/* Every phase of each image from one padded copy, threads owning images;
+ * ap and roff per phase, slots of slot floats (>= cg_flat_slot of fc). */
+void cg_phases_run(const cg_gather *gs, const cg_scatter *ss, int np,
+                   const cg_flat *fs, const cg_flat *fc, int m,
+                   const float *const *ap, const long *const *roff,
+                   float *slots, size_t slot, int threads);
+/* The phases of a strided backward data through cg_phases_run; returns 0
+ * (nothing done) when they cannot share a padded image or threads cannot
+ * own images. */
+int cg_wide_phases(const cg_gather *gs, const cg_scatter *ss, int np,
+                   const cg_weights *w, int m, float *ws, size_t ws_floats);
+/* Floats cg_wide_phases needs for up to threads threads (0: not possible). */
+size_t cg_phases_workspace(const cg_gather *gs, int np, int m, int threads);
+
 /* C (M x P) = W * B, scattered (plus bias[m] when bias is non-NULL), over
  * the given workspace (ws_floats of it); parallel over column blocks. */
 void cg_wide(const cg_gather *g, const cg_weights *w, int m,

@@ -94,7 +94,7 @@ size_t cg_flat_slot(const cg_gather *g, const cg_flat *f) {
   (void)g;
   size_t segs = (sizeof(cg_seg) * (f->nb + 1) + 3) / 4;
   size_t firsts = (sizeof(int) * (f->nb / DNNK_NR + 2) + 3) / 4;
-  return (size_t)f->image + segs + firsts + DNNK_MR * DNNK_NR + 4 * 16;
+  return (size_t)f->image + segs + firsts + DNNK_MR * DNNK_NR + 6 * 16;
 }
 
 void cg_flat_offsets(const cg_gather *g, const cg_flat *f, long *roff) {
@@ -243,17 +243,18 @@ static void store_segs(const float *acc, const cg_scatter *o, const cg_seg *seg,
 }
 
 /* One image through the wide product, in one thread's slot. */
-static void flat_image(const cg_gather *g, const cg_flat *f, int m,
-                       const cg_scatter *out, const float *bias,
-                       const float *ap, const long *roff, float *slot, int b) {
+/* The product of one image already in padded planes (img), with scratch
+ * for the store segments and the tile. */
+static void image_product(const cg_gather *g, const cg_flat *f, int m,
+                          const cg_scatter *out, const float *bias,
+                          const float *ap, const long *roff, const float *img,
+                          float *scratch, int b) {
   int rows = cg_rows(g), mr = cg_tile_rows(m);
   int ns = (rows + f->kc - 1) / f->kc;
   long mpad = round_up(m, mr);
-  float *buf = align64(slot);
-  cg_seg *seg = (cg_seg *)align64(buf + f->image);
+  cg_seg *seg = (cg_seg *)align64(scratch);
   int *first = (int *)align64((float *)(seg + f->nb + 1));
   float *acc = align64((float *)(first + f->nb / DNNK_NR + 2));
-  const float *img = cg_image(g, f, b, buf);
   for (long q0 = 0; q0 < f->cols; q0 += f->nb) {
     int cols = (int)min_l(f->nb, f->cols - q0);
     segments(g, f, out, b, q0, cols, seg, first);
@@ -273,6 +274,68 @@ static void flat_image(const cg_gather *g, const cg_flat *f, int m,
                      (int)min_l(mr, m - m0), sl == 0, b_last);
         }
       }
+    }
+  }
+}
+
+/* One image through the wide product, in one thread's slot. */
+static void flat_image(const cg_gather *g, const cg_flat *f, int m,
+                       const cg_scatter *out, const float *bias,
+                       const float *ap, const long *roff, float *slot, int b) {
+  float *buf = align64(slot);
+  const float *img = cg_image(g, f, b, buf);
+  image_product(g, f, m, out, bias, ap, roff, img, buf + f->image + 16, b);
+}
+
+int cg_flat_common(const cg_gather *gs, int np, cg_flat *fs, cg_flat *fc) {
+  for (int p = 0; p < np; ++p) {
+    fs[p] = cg_flat_plan(&gs[p]);
+    if (!fs[p].ok || gs[p].sy != 1 || gs[p].sx != 1)
+      return 0;
+  }
+  cg_flat c = fs[0];
+  for (int p = 1; p < np; ++p) {
+    c.pt = c.pt > fs[p].pt ? c.pt : fs[p].pt;
+    c.pl = c.pl > fs[p].pl ? c.pl : fs[p].pl;
+  }
+  /* Each phase's rows and row length, moved to the common padding. */
+  c.hp = gs[0].t.h + c.pt;
+  c.wp = gs[0].t.w + c.pl;
+  for (int p = 0; p < np; ++p) {
+    c.hp = (int)max_l(c.hp, fs[p].hp - fs[p].pt + c.pt);
+    c.wp = (int)max_l(c.wp, fs[p].wp);
+  }
+  c.gw = c.wp;
+  c.plane = (long)c.hp * c.wp;
+  c.image = c.planes * c.plane + 2 * c.wp + DNNK_NR + 16;
+  if (c.image > 2 * DNNK_CG_BLOCK)
+    return 0;
+  c.nb = 0;
+  for (int p = 0; p < np; ++p) {
+    cg_flat f = c;
+    f.cols = (long)gs[p].gu * c.gw;
+    f.nb = (int)min_l(round_up(f.cols, DNNK_NR), 8 * DNNK_CG_NB);
+    c.nb = f.nb > c.nb ? f.nb : c.nb;
+    fs[p] = f;
+  }
+  *fc = c;
+  return 1;
+}
+
+void cg_phases_run(const cg_gather *gs, const cg_scatter *ss, int np,
+                   const cg_flat *fs, const cg_flat *fc, int m,
+                   const float *const *ap, const long *const *roff,
+                   float *slots, size_t slot, int threads) {
+#pragma omp parallel num_threads(threads)
+  {
+    float *buf = align64(slots + slot * omp_get_thread_num());
+#pragma omp for schedule(static)
+    for (int b = 0; b < gs[0].n; ++b) {
+      /* dy once for every phase: they read the same planes. */
+      const float *img = cg_image(&gs[0], fc, b, buf);
+      for (int p = 0; p < np; ++p)
+        image_product(&gs[p], &fs[p], m, &ss[p], NULL, ap[p], roff[p], img,
+                      buf + fc->image + 16, b);
     }
   }
 }
