@@ -9,24 +9,31 @@
 
 namespace bench {
 
-// Times one pass: dnnk, oneDNN on plain layouts and on blocked ones, in
-// alternation.
+// Times one pass: dnnk on NCHW and on NHWC, oneDNN on plain layouts and on
+// blocked ones, in alternation. Ratios: oneDNN nchw against dnnk NCHW (same
+// layouts), oneDNN blocked against dnnk's faster layout; workspaces in KiB.
 static void time_pass(Report &report, const std::string &name, int reps,
                       double min_s, const std::function<void()> &dnnk,
+                      const std::function<void()> &dnnk_nhwc,
                       const std::function<void()> &plain,
-                      const std::function<void()> &blocked) {
+                      const std::function<void()> &blocked, double ws_im2col,
+                      double ws_fused) {
   std::vector<double> t =
-      median_interleaved({dnnk, plain, blocked}, reps, min_s);
-  double td = t[0], tp = t[1], tb = t[2];
-  report.add(name, {td * 1e3, tp * 1e3, tb * 1e3, tp / td, tb / td});
+      median_interleaved({dnnk, dnnk_nhwc, plain, blocked}, reps, min_s);
+  double td = t[0], tn = t[1], tp = t[2], tb = t[3];
+  double best = td < tn ? td : tn;
+  report.add(name, {td * 1e3, tn * 1e3, tp * 1e3, tb * 1e3, tp / td, tb / best,
+                    ws_im2col, ws_fused});
 }
 
 void run_conv(const Options &opt, Report &report) {
   report.section(
-      "Convolution, ms per pass (median); ratios are oneDNN time / dnnk time",
+      "Convolution, ms per pass (median); ratios are oneDNN time / dnnk time "
+      "(vs blocked: dnnk's faster layout); workspace KiB",
       "layer, pass",
-      {"dnnk", "oneDNN nchw", "oneDNN blocked", "vs nchw", "vs blocked"},
-      {"%.3f", "%.3f", "%.3f", "%.2f", "%.2f"});
+      {"dnnk nchw", "dnnk nhwc", "oneDNN nchw", "oneDNN blocked", "vs nchw",
+       "vs blocked", "ws im2col", "ws convGemm"},
+      {"%.3f", "%.3f", "%.3f", "%.3f", "%.2f", "%.2f", "%.0f", "%.0f"});
   std::vector<std::string> impls;
   std::mt19937 gen(2);
   std::uniform_real_distribution<float> dist(-1, 1);
@@ -37,7 +44,12 @@ void run_conv(const Options &opt, Report &report) {
     std::vector<float> w((size_t)d.k * d.c * d.kh * d.kw), b(d.k), db(d.k);
     std::vector<float> y((size_t)d.n * d.k * oh * ow), dy(y.size());
     std::vector<float> dx(x.size()), dw(w.size());
-    std::vector<float> ws(dnnk_conv_workspace(&d));
+    // The fused passes' own workspace for this run's threads, per layout.
+    size_t nws = dnnk_conv_workspace_fused(&d, DNNK_NCHW, opt.threads);
+    size_t nws_h = dnnk_conv_workspace_fused(&d, DNNK_NHWC, opt.threads);
+    std::vector<float> ws(nws), ws_h(nws_h);
+    double kib_im2col = dnnk_conv_workspace(&d) * 4.0 / 1024;
+    double kib_fused = nws * 4.0 / 1024;
     for (auto *v : {&x, &w, &b, &dy})
       for (auto &e : *v)
         e = dist(gen);
@@ -49,24 +61,40 @@ void run_conv(const Options &opt, Report &report) {
     time_pass(
         report, l.name + ", fwd", reps, min_s,
         [&] {
-          dnnk_conv2d_forward(&d, x.data(), w.data(), b.data(), y.data(),
-                              ws.data());
+          dnnk_conv2d_forward_ex(&d, DNNK_NCHW, x.data(), w.data(), b.data(),
+                                 y.data(), ws.data(), nws);
         },
-        [&] { plain.forward(); }, [&] { blocked.forward(); });
+        [&] {
+          dnnk_conv2d_forward_ex(&d, DNNK_NHWC, x.data(), w.data(), b.data(),
+                                 y.data(), ws_h.data(), nws_h);
+        },
+        [&] { plain.forward(); }, [&] { blocked.forward(); }, kib_im2col,
+        kib_fused);
     time_pass(
         report, l.name + ", bwd-data", reps, min_s,
         [&] {
-          dnnk_conv2d_backward_data(&d, dy.data(), w.data(), dx.data(),
-                                    ws.data());
+          dnnk_conv2d_backward_data_ex(&d, DNNK_NCHW, dy.data(), w.data(),
+                                       dx.data(), ws.data(), nws);
         },
-        [&] { plain.backward_data(); }, [&] { blocked.backward_data(); });
+        [&] {
+          dnnk_conv2d_backward_data_ex(&d, DNNK_NHWC, dy.data(), w.data(),
+                                       dx.data(), ws_h.data(), nws_h);
+        },
+        [&] { plain.backward_data(); }, [&] { blocked.backward_data(); },
+        kib_im2col, kib_fused);
     time_pass(
         report, l.name + ", bwd-wt", reps, min_s,
         [&] {
-          dnnk_conv2d_backward_weights(&d, x.data(), dy.data(), dw.data(),
-                                       db.data(), ws.data());
+          dnnk_conv2d_backward_weights_ex(&d, DNNK_NCHW, x.data(), dy.data(),
+                                          dw.data(), db.data(), ws.data(), nws);
         },
-        [&] { plain.backward_weights(); }, [&] { blocked.backward_weights(); });
+        [&] {
+          dnnk_conv2d_backward_weights_ex(&d, DNNK_NHWC, x.data(), dy.data(),
+                                          dw.data(), db.data(), ws_h.data(),
+                                          nws_h);
+        },
+        [&] { plain.backward_weights(); }, [&] { blocked.backward_weights(); },
+        kib_im2col, kib_fused);
   }
   std::printf("\noneDNN implementations (fwd / bwd-data / bwd-wt):\n");
   for (const auto &s : impls)

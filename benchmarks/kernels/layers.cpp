@@ -23,6 +23,12 @@ std::vector<Layer> bench_layers(bool quick) {
       {"ResNet 1x1/2 32->64 32x32 n" + std::to_string(rb),
        "res1x1s2",
        {rb, 32, 32, 32, 64, 1, 1, 2, 2, 0, 0}},
+      {"CNN conv1 1->32 5x5 p2 28x28 n64",
+       "cnn1",
+       {64, 1, 28, 28, 32, 5, 5, 1, 1, 2, 2}},
+      {"CNN conv2 32->64 5x5 p2 14x14 n64",
+       "cnn2",
+       {64, 32, 14, 14, 64, 5, 5, 1, 1, 2, 2}},
   };
 }
 

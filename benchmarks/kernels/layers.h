@@ -16,8 +16,9 @@ struct Layer {
   dnnk_conv_desc d;
 };
 
-// LeNet-5 (MNIST, batch 64) and a CIFAR ResNet block (3x3 convolutions,
-// a stride-2 downsampling 3x3 and its 1x1 projection shortcut).
+// LeNet-5 (MNIST, batch 64), a CIFAR ResNet block (3x3 convolutions, a
+// stride-2 downsampling 3x3 and its 1x1 projection shortcut) and the two
+// convolutions of the training library's reference CNN (Fashion-MNIST).
 std::vector<Layer> bench_layers(bool quick);
 
 // One GEMM problem: row-major m x n x k with operand transposes.

@@ -11,6 +11,13 @@ set(DNNK_SOURCE_DIR ${CMAKE_CURRENT_LIST_DIR}/..)
 set(DNNK_SOURCES
     ${DNNK_SOURCE_DIR}/src/augment.c
     ${DNNK_SOURCE_DIR}/src/conv.c
+    ${DNNK_SOURCE_DIR}/src/convgemm.c
+    ${DNNK_SOURCE_DIR}/src/convgemm_deep.c
+    ${DNNK_SOURCE_DIR}/src/convgemm_dot.c
+    ${DNNK_SOURCE_DIR}/src/convgemm_flat.c
+    ${DNNK_SOURCE_DIR}/src/convgemm_micro.c
+    ${DNNK_SOURCE_DIR}/src/convgemm_pack.c
+    ${DNNK_SOURCE_DIR}/src/convgemm_tdeep.c
     ${DNNK_SOURCE_DIR}/src/elementwise.c
     ${DNNK_SOURCE_DIR}/src/fc.c
     ${DNNK_SOURCE_DIR}/src/gemm.c

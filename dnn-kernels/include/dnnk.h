@@ -38,6 +38,10 @@ void dnnk_sgemm(int trans_a, int trans_b, int m, int n, int k, float alpha,
 
 /* -------------------------------------------------------- convolution -- */
 
+/* Activation layouts: convolutions (the *_ex passes) and augmentation input
+ * (augmentation output is always NCHW). */
+enum dnnk_layout { DNNK_NCHW = 0, DNNK_NHWC = 1 };
+
 /* Shape of a 2D convolution layer: NCHW input, KCRS (OIHW) weights. */
 typedef struct dnnk_conv_desc {
   int n, c, h, w;         /* batch, input channels, input height and width */
@@ -45,14 +49,22 @@ typedef struct dnnk_conv_desc {
   int kh, kw;             /* kernel height and width */
   int stride_h, stride_w; /* strides (>= 1) */
   int pad_h, pad_w;       /* zero padding on each side */
+  int dil_h, dil_w;       /* dilation; 0 (left out of an initialiser) = 1 */
 } dnnk_conv_desc;
 
-/* Output height, (h + 2 pad_h - kh) / stride_h + 1. */
+/* Output height, (h + 2 pad_h - dil_h (kh - 1) - 1) / stride_h + 1. */
 int dnnk_conv_out_h(const dnnk_conv_desc *d);
-/* Output width, (w + 2 pad_w - kw) / stride_w + 1. */
+/* Output width, (w + 2 pad_w - dil_w (kw - 1) - 1) / stride_w + 1. */
 int dnnk_conv_out_w(const dnnk_conv_desc *d);
-/* Floats of scratch any of the three convolution passes needs. */
+/* Floats of scratch for any of the three convolution passes, at any thread
+ * count: the im2col column matrix plus a k x P matrix, as before convGemm
+ * (the fused passes use a part of it; on tiny layers they may allocate). */
 size_t dnnk_conv_workspace(const dnnk_conv_desc *d);
+/* Floats the fused (convGemm) passes need with up to threads threads
+ * (<= 0: omp_get_max_threads()) for activations in layout; far less than
+ * dnnk_conv_workspace. */
+size_t dnnk_conv_workspace_fused(const dnnk_conv_desc *d, int layout,
+                                 int threads);
 
 /* Lowers one CHW image to columns: col is (c*kh*kw) x (oh*ow), row-major,
  * with row stride ldcol >= oh*ow (so a batch can share one matrix). */
@@ -64,19 +76,36 @@ void dnnk_col2im(const float *col, long ldcol, int c, int h, int w, int kh,
                  int kw, int sh, int sw, int ph, int pw, float *x);
 
 /* y = conv(x, wt) + bias (bias may be NULL); y is n x k x oh x ow.
- * im2col of the whole batch, then one GEMM. */
+ * dnnk_conv2d_forward_ex on NCHW (convGemm). */
 void dnnk_conv2d_forward(const dnnk_conv_desc *d, const float *x,
                          const float *wt, const float *bias, float *y,
                          float *workspace);
-/* dx = gradient of the input given dy: GEMM with the transposed weights,
- * then col2im. */
+/* dx = gradient of the input given dy (dnnk_conv2d_backward_data_ex). */
 void dnnk_conv2d_backward_data(const dnnk_conv_desc *d, const float *dy,
                                const float *wt, float *dx, float *workspace);
-/* dwt (k x c x kh x kw) and dbias (k, may be NULL) given x and dy: im2col,
- * then GEMM against the transposed columns. Overwrites, not accumulates. */
+/* dwt (k x c x kh x kw) and dbias (k, may be NULL) given x and dy
+ * (dnnk_conv2d_backward_weights_ex). Overwrites, not accumulates. */
 void dnnk_conv2d_backward_weights(const dnnk_conv_desc *d, const float *x,
                                   const float *dy, float *dwt, float *dbias,
                                   float *workspace);
+
+/* The three passes in either layout (x, y, dy, dx NCHW or NHWC; weights
+ * always KCRS), with the workspace's size in floats: they use as many
+ * threads as it has room for (NULL or too small: malloc). convGemm: the
+ * GEMM's packed operands are gathered from the tensors, no column matrix. */
+void dnnk_conv2d_forward_ex(const dnnk_conv_desc *d, int layout, const float *x,
+                            const float *wt, const float *bias, float *y,
+                            float *workspace, size_t ws_floats);
+/* dx given dy, as a stride-1 correlation of dy per stride phase of dx
+ * (no col2im): each dx point is written once, by one thread. */
+void dnnk_conv2d_backward_data_ex(const dnnk_conv_desc *d, int layout,
+                                  const float *dy, const float *wt, float *dx,
+                                  float *workspace, size_t ws_floats);
+/* dwt and dbias (may be NULL) given x and dy; overwrites. */
+void dnnk_conv2d_backward_weights_ex(const dnnk_conv_desc *d, int layout,
+                                     const float *x, const float *dy,
+                                     float *dwt, float *dbias, float *workspace,
+                                     size_t ws_floats);
 
 /* ------------------------------------------------ elementwise layers -- */
 
@@ -134,9 +163,6 @@ void dnnk_softmax_xent_backward(const float *prob, const int32_t *labels, int n,
                                 int classes, float *dlogits);
 
 /* ------------------------------------------------------ augmentation -- */
-
-/* Input layouts accepted by dnnk_augment_batch (output is always NCHW). */
-enum dnnk_layout { DNNK_NCHW = 0, DNNK_NHWC = 1 };
 
 /* Maximum channels dnnk_augment_params can normalise. */
 #define DNNK_AUG_MAX_CHANNELS 4

@@ -17,24 +17,32 @@
 #define DNNK_MR_DEFAULT 8
 #define DNNK_NR_DEFAULT 48
 #define DNNK_KC_DEFAULT 256
+#define DNNK_CG_NB_DEFAULT (DNNK_NR_DEFAULT * 8)
 #elif defined(__AVX2__) || defined(__AVX__)
 /* 8 lanes, 16 registers: 6 rows x 2 vectors = 12 accumulators. */
 #define DNNK_VLEN_DEFAULT 8
 #define DNNK_MR_DEFAULT 6
 #define DNNK_NR_DEFAULT 16
 #define DNNK_KC_DEFAULT 256
+#define DNNK_CG_NB_DEFAULT (DNNK_NR_DEFAULT * 16)
 #elif defined(__aarch64__) || defined(__ARM_NEON)
-/* 4 lanes, 32 registers (Cortex-A72 of BlueField-2): 8 x 3 vectors = 24. */
+/* 4 lanes, 32 registers (Cortex-A72 of BlueField-2): 8 x 3 vectors = 24.
+ * Caches: 32 KiB L1D per core, 1 MiB L2 per pair of cores, 6 MiB L3. A KC
+ * x NR B sliver is 12 KiB (L1 keeps it and the 8 KiB A sliver); the MC x KC
+ * A block is 192 KiB and convGemm's B block 192 KiB, which together fit a
+ * core's half of the L2. */
 #define DNNK_VLEN_DEFAULT 4
 #define DNNK_MR_DEFAULT 8
 #define DNNK_NR_DEFAULT 12
 #define DNNK_KC_DEFAULT 256
+#define DNNK_CG_NB_DEFAULT (DNNK_NR_DEFAULT * 16)
 #else
 /* SSE2 baseline: 4 lanes, 16 registers: 4 rows x 2 vectors = 8. */
 #define DNNK_VLEN_DEFAULT 4
 #define DNNK_MR_DEFAULT 4
 #define DNNK_NR_DEFAULT 8
 #define DNNK_KC_DEFAULT 256
+#define DNNK_CG_NB_DEFAULT (DNNK_NR_DEFAULT * 32)
 #endif
 
 /* Floats per vector register of the micro-kernel (divides NR). */
@@ -59,6 +67,22 @@
 /* Columns of the packed B panel (a multiple of NR), sized for L2/L3. */
 #ifndef DNNK_NC
 #define DNNK_NC (DNNK_NR * 128)
+#endif
+
+/* Columns of convGemm's per-thread packed B block (a multiple of NR): with
+ * KC rows it should take about a quarter of a core's L2 share. */
+#ifndef DNNK_CG_NB
+#define DNNK_CG_NB DNNK_CG_NB_DEFAULT
+#endif
+/* Depth slice of convGemm when B is read in place from a padded image:
+ * deeper than KC, since there is no packed sliver to keep in L1. */
+#ifndef DNNK_CG_KC_INPLACE
+#define DNNK_CG_KC_INPLACE 1024
+#endif
+/* Most floats of one thread's packed B block in convGemm (its workspace
+ * grows with it, times the threads). */
+#ifndef DNNK_CG_BLOCK
+#define DNNK_CG_BLOCK 32768
 #endif
 
 #endif /* DNNK_GEMM_CONFIG_H */

@@ -6,7 +6,6 @@
  * output range of each row once, so the inner loops have no branches. */
 #include <string.h>
 
-#include "conv_internal.h"
 #include "dnnk.h"
 
 #pragma omp declare target
@@ -101,40 +100,6 @@ void dnnk_col2im(const float *col, long ldcol, int c, int h, int w, int kh,
         col2im_row(col + ((long)(ci * kh + i) * kw + j) * ldcol, h, w, oh, ow,
                    sh, sw, i - ph, j - pw, xc);
   }
-}
-
-void dnnk_im2col_batch(const dnnk_conv_desc *d, const float *x, float *col) {
-  int oh = dnnk_conv_out_h(d), ow = dnnk_conv_out_w(d);
-  int rows = d->c * d->kh * d->kw, n = d->n;
-  long ohw = (long)oh * ow, ldcol = n * ohw, plane = (long)d->h * d->w;
-  /* One loop over images x rows so small images still give every thread
-   * work, instead of a parallel region per image. */
-#pragma omp parallel for collapse(2) schedule(static)
-  for (int b = 0; b < n; ++b)
-    for (int r = 0; r < rows; ++r) {
-      int ci = r / (d->kh * d->kw), i = r / d->kw % d->kh, j = r % d->kw;
-      im2col_row(x + ((long)b * d->c + ci) * plane, d->h, d->w, oh, ow,
-                 d->stride_h, d->stride_w, i - d->pad_h, j - d->pad_w,
-                 col + r * ldcol + b * ohw);
-    }
-}
-
-void dnnk_col2im_batch(const dnnk_conv_desc *d, const float *col, float *x) {
-  int oh = dnnk_conv_out_h(d), ow = dnnk_conv_out_w(d), n = d->n;
-  long ohw = (long)oh * ow, ldcol = n * ohw, plane = (long)d->h * d->w;
-  /* Parallel over (image, channel) planes: each is written by one thread. */
-#pragma omp parallel for collapse(2) schedule(static)
-  for (int b = 0; b < n; ++b)
-    for (int ci = 0; ci < d->c; ++ci) {
-      float *xc = x + ((long)b * d->c + ci) * plane;
-      memset(xc, 0, sizeof(float) * plane);
-      for (int i = 0; i < d->kh; ++i)
-        for (int j = 0; j < d->kw; ++j)
-          col2im_row(col + ((long)(ci * d->kh + i) * d->kw + j) * ldcol +
-                         b * ohw,
-                     d->h, d->w, oh, ow, d->stride_h, d->stride_w, i - d->pad_h,
-                     j - d->pad_w, xc);
-    }
 }
 
 #pragma omp end declare target

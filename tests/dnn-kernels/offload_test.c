@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "augment_golden.h"
+#include "conv_golden.h"
 #include "dnnk.h"
 
 /* Checks run and failed so far. */
@@ -121,6 +122,17 @@ static void test_conv(void) {
   free(ws);
 }
 
+/* The fused convolution passes (both layouts, stride, padding, dilation,
+ * workspaces allocated on the device) give the golden bits there too. */
+static void test_conv_golden(void) {
+  uint64_t h = 0;
+  // clang-format off
+#pragma omp target map(from: h)
+  // clang-format on
+  h = dnnk_conv_golden_hash();
+  check(h == DNNK_CONV_GOLDEN, "convGemm golden hash inside a target region");
+}
+
 /* Augmentation: the device must produce the host's bytes exactly, and the
  * golden hash every build of dnnk reproduces. */
 static void test_augment(void) {
@@ -191,6 +203,7 @@ int main(void) {
   printf("devices: %d\n", omp_get_num_devices());
   test_gemm();
   test_conv();
+  test_conv_golden();
   test_augment();
   test_halo();
   printf("%d passed, %d failed\n", passed, failed);

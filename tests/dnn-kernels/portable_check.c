@@ -2,12 +2,14 @@
  * so it runs under qemu user mode, which cannot start threads here): GEMM
  * and convolution against direct loops, and the golden augmentation hash
  * that every build (x86 AVX-512 host, baseline x86 device, AArch64 DPU)
- * must reproduce bit for bit. */
+ * must reproduce bit for bit, and the convGemm passes' golden hash (exact
+ * sums: the same bits as the x86 build). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "augment_golden.h"
+#include "conv_golden.h"
 #include "dnnk.h"
 
 /* Checks run and failed so far. */
@@ -99,6 +101,8 @@ int main(void) {
   conv_case();
   check(dnnk_augment_golden_hash() == DNNK_AUGMENT_GOLDEN,
         "augmentation golden hash");
+  check(dnnk_conv_golden_hash() == DNNK_CONV_GOLDEN,
+        "convGemm golden hash (both layouts, three passes)");
   printf("%d passed, %d failed\n", passed, failed);
   return failed != 0;
 }
