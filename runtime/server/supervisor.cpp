@@ -8,9 +8,10 @@
 #include "protocol/session_channel.h"
 #include "server/confinement.h"
 #include "server/image_loader.h"
-#include "server/output_ring.h"
+#include "server/output_leftovers.h"
 #include "server/session.h"
 #include "server/session_launcher.h"
+#include "server/stop_signals.h"
 #include "transport/transport.h"
 
 #include <algorithm>
@@ -19,10 +20,8 @@
 #include <chrono>
 #include <csignal>
 #include <cstring>
-#include <fcntl.h>
 #include <map>
 #include <poll.h>
-#include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -36,20 +35,6 @@ using transport::BulkData;
 using transport::Peer;
 
 namespace {
-
-int SignalPipe[2] = {-1, -1};
-// Signals may land on any thread (UCX's own too): lock-free atomics are
-// async-signal-safe and ordered between threads, a sig_atomic_t is not.
-std::atomic<bool> StopRequested{false};
-static_assert(std::atomic<bool>::is_always_lock_free);
-
-void onSignal(int Sig) {
-  if (Sig != SIGCHLD)
-    StopRequested.store(true);
-  char C = static_cast<char>(Sig);
-  ssize_t Ignored = write(SignalPipe[1], &C, 1);
-  (void)Ignored;
-}
 
 std::string signalDescription(int Sig) {
   const char *Abbrev = sigabbrev_np(Sig);
@@ -343,23 +328,8 @@ void Supervisor::onSessionExit(pid_t Pid, int WStatus) {
 }
 
 void Supervisor::sendUnsentOutput(ClientRec &C) {
-  if (C.OutputFd < 0)
-    return;
-  void *Map =
-      mmap(nullptr, sizeof(OutputArea), PROT_READ, MAP_SHARED, C.OutputFd, 0);
-  if (Map == MAP_FAILED)
-    return;
-  const auto *Area = static_cast<const OutputArea *>(Map);
-  for (int S = 0; S < 2; ++S) {
-    std::string Rest = unsentOutput(Area->Streams[S]);
-    for (size_t At = 0; At < Rest.size(); At += Output::kMaxBytes) {
-      size_t Len = std::min(Output::kMaxBytes, Rest.size() - At);
-      W->send(C.Ep,
-              outputFrame(static_cast<uint8_t>(S + 1), Rest.data() + At, Len),
-              nullptr, 0, nullptr);
-    }
-  }
-  munmap(Map, sizeof(OutputArea));
+  for (const std::vector<uint8_t> &F : leftoverOutputFrames(C.OutputFd))
+    W->send(C.Ep, F, nullptr, 0, nullptr);
 }
 
 void Supervisor::closeOutputArea(ClientRec &C) {
@@ -470,14 +440,8 @@ int Supervisor::run() {
     log(LogLevel::Error, "%s", Port.status().message().c_str());
     return 1;
   }
-  if (pipe2(SignalPipe, O_CLOEXEC | O_NONBLOCK) != 0)
+  if (!installStopSignals())
     return 1;
-  struct sigaction SA {};
-  SA.sa_handler = onSignal;
-  SA.sa_flags = SA_RESTART;
-  for (int Sig : {SIGCHLD, SIGTERM, SIGINT, SIGHUP})
-    sigaction(Sig, &SA, nullptr);
-  signal(SIGPIPE, SIG_IGN);
 
   std::string Where = Addr->Host + ":" + std::to_string(*Port);
   if (Opts.Mpi)
@@ -497,7 +461,7 @@ int Supervisor::run() {
     close(Opts.ReadyFd);
   }
 
-  while (!StopRequested) {
+  while (!stopRequested()) {
     unsigned N = W->progress();
     reapChildren();
     reapThreads();
@@ -508,11 +472,9 @@ int Supervisor::run() {
       continue;
     if (!W->arm())
       continue;
-    pollfd Fds[2] = {{W->eventFd(), POLLIN, 0}, {SignalPipe[0], POLLIN, 0}};
+    pollfd Fds[2] = {{W->eventFd(), POLLIN, 0}, {signalFd(), POLLIN, 0}};
     poll(Fds, 2, Unintroduced.empty() ? 1000 : 100);
-    char Drain[64];
-    while (read(SignalPipe[0], Drain, sizeof(Drain)) > 0) {
-    }
+    drainSignals();
   }
   for (auto &[P, C] : Clients) {
     if (C.Pid > 0)
