@@ -1,0 +1,140 @@
+//===- adapter.cpp - What every libomptarget ABI adapter needs ------------===//
+#include "adapter.h"
+
+#include "common/log.h"
+
+#include <list>
+#include <map>
+#include <mutex>
+#include <string>
+
+namespace ompdpu::abi {
+
+using plugin::AsyncQueue;
+using plugin::DpuDevice;
+using plugin::DpuPlugin;
+using plugin::KernelRecord;
+using plugin::LoadedEntry;
+using plugin::MemoryKind;
+
+namespace {
+/// The target table of a loaded image and the storage it points into.
+struct ImageTable {
+  std::vector<__tgt_offload_entry> Entries;
+  std::list<std::string> Names;
+  __tgt_target_table Table{};
+};
+/// Per device, every image loaded (load_binary is never called
+/// concurrently, but devices are looked up from any thread).
+std::mutex TablesM;
+std::map<int32_t, std::list<ImageTable>> Tables;
+
+thread_local LastAllocation LastAlloc;
+} // namespace
+
+DpuDevice *deviceOrReport(int32_t Id) {
+  DpuDevice *D = DpuPlugin::get().device(Id);
+  if (!D)
+    log(LogLevel::Error, "invalid device id %d (%d devices)", Id,
+        DpuPlugin::get().numDevices());
+  return D;
+}
+
+int32_t check(const DpuDevice &D, const Status &S) {
+  if (S.ok())
+    return OFFLOAD_SUCCESS;
+  log(LogLevel::Error, "%s: %s", D.name().c_str(), S.message().c_str());
+  return OFFLOAD_FAIL;
+}
+
+__tgt_target_table *buildTable(int32_t Id,
+                               const std::vector<LoadedEntry> &Loaded) {
+  std::lock_guard<std::mutex> L(TablesM);
+  ImageTable &IT = Tables[Id].emplace_back();
+  IT.Entries.reserve(Loaded.size());
+  for (const LoadedEntry &E : Loaded) {
+    IT.Names.push_back(E.Name);
+    void *Addr = E.Kernel ? static_cast<void *>(E.Kernel)
+                          : reinterpret_cast<void *>(E.Address);
+    IT.Entries.push_back({Addr, IT.Names.back().data(), E.Size, E.Flags, 0});
+  }
+  IT.Table.EntriesBegin = IT.Entries.data();
+  IT.Table.EntriesEnd = IT.Entries.data() + IT.Entries.size();
+  return &IT.Table;
+}
+
+std::vector<plugin::HostEntry> hostEntries(const __tgt_device_image &Image) {
+  std::vector<plugin::HostEntry> Host;
+  for (const __tgt_offload_entry *E = Image.EntriesBegin;
+       E != Image.EntriesEnd; ++E)
+    Host.push_back({E->name ? E->name : "", E->size});
+  return Host;
+}
+
+size_t imageSize(const __tgt_device_image &Image) {
+  return static_cast<const char *>(Image.ImageEnd) -
+         static_cast<const char *>(Image.ImageStart);
+}
+
+AsyncQueue *queueOf(DpuDevice &D, __tgt_async_info *Async) {
+  if (!Async)
+    return nullptr;
+  if (!Async->Queue)
+    Async->Queue = D.acquireQueue();
+  return static_cast<AsyncQueue *>(Async->Queue);
+}
+
+AsyncQueue *existingQueue(__tgt_async_info *Async) {
+  return Async ? static_cast<AsyncQueue *>(Async->Queue) : nullptr;
+}
+
+AsyncQueue *takeQueue(__tgt_async_info *Async) {
+  AsyncQueue *Q = existingQueue(Async);
+  if (Async)
+    Async->Queue = nullptr;
+  return Q;
+}
+
+MemoryKind memoryKind(int32_t Kind) {
+  switch (Kind) {
+  case TARGET_ALLOC_HOST:
+    return MemoryKind::Host;
+  case TARGET_ALLOC_SHARED:
+    return MemoryKind::Shared;
+  case TARGET_ALLOC_DEVICE:
+    return MemoryKind::Device;
+  default:
+    return MemoryKind::Default;
+  }
+}
+
+void noteAllocation(int32_t Id, void *Ptr) {
+  LastAlloc.Device = Id;
+  LastAlloc.Ptr = Ptr;
+  ++LastAlloc.Count;
+}
+
+const LastAllocation &lastAllocation() { return LastAlloc; }
+
+int32_t launchWithOffsets(int32_t Id, void *Entry, void **Args,
+                          const ptrdiff_t *Offsets, int32_t NumArgs,
+                          __tgt_async_info *Async) {
+  OMPDPU_DEVICE_OR_FAIL(Id);
+  size_t Count = NumArgs > 0 ? static_cast<size_t>(NumArgs) : 0;
+  // Most kernels take a few arguments: no allocation on the launch path.
+  constexpr size_t kInlineArgs = 16;
+  uint64_t Inline[kInlineArgs];
+  std::vector<uint64_t> Many;
+  uint64_t *Values = Inline;
+  if (Count > kInlineArgs) {
+    Many.resize(Count);
+    Values = Many.data();
+  }
+  for (size_t K = 0; K < Count; ++K)
+    Values[K] = reinterpret_cast<uint64_t>(Args[K]) +
+                static_cast<uint64_t>(Offsets ? Offsets[K] : 0);
+  return check(*D, D->launch(static_cast<KernelRecord *>(Entry), Values, Count,
+                             queueOf(*D, Async)));
+}
+
+} // namespace ompdpu::abi

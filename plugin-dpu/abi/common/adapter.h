@@ -1,0 +1,73 @@
+//===- adapter.h - What every libomptarget ABI adapter needs ----*- C++ -*-===//
+//
+// The translations between libomptarget's plugin types and the device logic
+// that are the same in every LLVM version an adapter serves (14-16): finding
+// a device, reporting a failure, target tables, async-info queues, argument
+// offsets, allocation kinds and the last-allocation record libompdpu reads.
+// The abi/llvm<N>/ files hold only what differs between versions.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "dpu_plugin.h"
+#include "omptarget_abi.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace ompdpu::abi {
+
+/// The device with this plugin-local id, or null after saying why.
+plugin::DpuDevice *deviceOrReport(int32_t Id);
+
+/// OFFLOAD_SUCCESS, or OFFLOAD_FAIL after a message naming the device.
+int32_t check(const plugin::DpuDevice &D, const Status &S);
+
+/// The target table of an image just loaded on device Id (kept until the
+/// plugin is unloaded: libomptarget holds on to it).
+__tgt_target_table *buildTable(int32_t Id,
+                               const std::vector<plugin::LoadedEntry> &Loaded);
+
+/// The host entries of an image, in the order its device entries must match.
+std::vector<plugin::HostEntry> hostEntries(const __tgt_device_image &Image);
+
+/// Size in bytes of an image's ELF file.
+size_t imageSize(const __tgt_device_image &Image);
+
+/// The device queue behind an async info, made on first use; null for none.
+plugin::AsyncQueue *queueOf(plugin::DpuDevice &D, __tgt_async_info *Async);
+
+/// The device queue an async info has, if any, left in place.
+plugin::AsyncQueue *existingQueue(__tgt_async_info *Async);
+
+/// The async info's queue, taken out of it (synchronize must reset it).
+plugin::AsyncQueue *takeQueue(__tgt_async_info *Async);
+
+/// An omp_target_alloc kind (TargetAllocTy) as the device logic's.
+plugin::MemoryKind memoryKind(int32_t Kind);
+
+/// The calling thread's last allocation, for libompdpu to map OpenMP device
+/// numbers to DPUs (see ompdpu_device()).
+struct LastAllocation {
+  int32_t Device = -1; ///< -1: none yet
+  void *Ptr = nullptr;
+  uint64_t Count = 0; ///< allocations made by this thread
+};
+/// Record an allocation of the calling thread.
+void noteAllocation(int32_t Id, void *Ptr);
+/// The calling thread's record.
+const LastAllocation &lastAllocation();
+
+/// Run a kernel whose argument K is Args[K] + Offsets[K] (Offsets may be null).
+int32_t launchWithOffsets(int32_t Id, void *Entry, void **Args,
+                          const ptrdiff_t *Offsets, int32_t NumArgs,
+                          __tgt_async_info *Async);
+
+} // namespace ompdpu::abi
+
+/// Declares `DpuDevice *D` for device Id, or returns OFFLOAD_FAIL.
+#define OMPDPU_DEVICE_OR_FAIL(Id)                                              \
+  ::ompdpu::plugin::DpuDevice *D = ::ompdpu::abi::deviceOrReport(Id);          \
+  if (!D)                                                                      \
+  return ::ompdpu::abi::OFFLOAD_FAIL
