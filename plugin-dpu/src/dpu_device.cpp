@@ -1,6 +1,8 @@
 //===- dpu_device.cpp - One DPU as an OpenMP device -----------------------===//
 #include "dpu_device.h"
 
+#include "image_deps.h"
+
 #include "common/elf_image.h"
 #include "common/log.h"
 
@@ -155,6 +157,12 @@ Status DpuDevice::perform(AsyncQueue *Q, IssueFn F) {
 Expected<std::vector<LoadedEntry>>
 DpuDevice::loadImage(const void *Image, size_t Size,
                      const std::vector<HostEntry> &Host) {
+  // A malformed image goes as it is: the server says what is wrong with it.
+  auto Stripped = withoutHostRuntimeDeps(Image, Size);
+  if (Stripped && !Stripped->empty()) {
+    Image = Stripped->data();
+    Size = Stripped->size();
+  }
   Ticket T = Conn->loadImage(Image, Size);
   if (Status S = Conn->wait(T); !S.ok())
     return S.withContext("cannot load image");
