@@ -382,7 +382,8 @@ Status DpuDevice::recordEvent(Event *E, AsyncQueue *Q) {
   E->QueueId = 0;
   if (!Q)
     return Status();
-  Q->Launch.close();
+  // The launch window stays open: an event changes nothing on the device,
+  // and libomptarget 15+ records one after each map(from:) retrieve.
   E->QueueId = Q->Id;
   E->QueueEpoch = Q->Epoch;
   if (Q->Batch.empty()) {
