@@ -1,6 +1,6 @@
-//===- rtl16.cpp - Entry points of libomptarget 16 ------------------------===//
+//===- rtl16.cpp - Entry points of libomptarget 16 and 17 -----------------===//
 //
-// What libomptarget 16 asks for beyond the entry points every version shares
+// What libomptarget 16 and 17 ask for beyond the entry points every version shares
 // (abi/common/rtl_common.cpp, and 15's optional ones in abi/llvm15/):
 // launch_kernel in place of the run functions, and data_delete with a kind.
 //
@@ -12,7 +12,7 @@
 using namespace ompdpu::abi;
 
 namespace {
-/// The newest KernelArgsTy layout libomptarget 16 passes.
+/// The newest KernelArgsTy layout libomptarget 16 and 17 pass.
 constexpr uint32_t kKnownKernelArgsVersion = 2;
 } // namespace
 
@@ -38,7 +38,7 @@ int32_t __tgt_rtl_launch_kernel(int32_t Id, void *Entry, void **Args,
     return check(*D, ompdpu::Status::error(
                          ompdpu::ErrorCode::Invalid,
                          ompdpu::format("kernel arguments of version %u, "
-                                        "newer than LLVM 16's (%u): was the "
+                                        "newer than LLVM 16/17's (%u): was the "
                                         "program built with a newer clang?",
                                         KernelArgs->Version,
                                         kKnownKernelArgsVersion)));
