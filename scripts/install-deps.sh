@@ -16,6 +16,8 @@ PACKAGES=(
   qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross
   # llvm-patches/apply-and-test.sh (unpacks and patches libomptarget's source)
   patch xz-utils
+  # tests/llvm-versions: a Debian 13 root file system for LLVM 17's packages
+  mmdebstrap
 )
 
 missing=()

@@ -7,7 +7,9 @@
 #
 #   tests/llvm-versions/run.sh [--build DIR] [VERSION...]    (default: 15 16)
 #
-# 14 uses the installed clang-14. 15 and 16 come from Debian 12's packages
+# 14 uses the installed clang-14. 17 runs inside a Debian 13 root file system
+# (scripts/debian13-root.sh: its packages need trixie's glibc) with its
+# plugin directory, lib/ompdpu/llvm17. 15 and 16 come from Debian 12's packages
 # (clang-N, clang-tools-N, libomp5-N, libomp-N-dev and the libraries they
 # need), which conflict with libomp-14-dev: they are fetched with
 # `apt-get download` and unpacked with `dpkg -x` into
@@ -26,8 +28,8 @@ while (($#)); do
   case $1 in
   --build) BUILD=$(realpath -m "${2:?--build needs a directory}"); shift 2 ;;
   -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
-  1[4-6]) VERSIONS+=("$1"); shift ;;
-  *) echo "llvm-versions: unknown argument '$1' (versions: 14 15 16; see --help)" >&2; exit 2 ;;
+  1[4-7]) VERSIONS+=("$1"); shift ;;
+  *) echo "llvm-versions: unknown argument '$1' (versions: 14 15 16 17; see --help)" >&2; exit 2 ;;
   esac
 done
 ((${#VERSIONS[@]})) || VERSIONS=(15 16)
@@ -79,9 +81,9 @@ make_wrappers() { # <version> <bin dir> <toolchain dir: llvm-<v>, or none>
   local v=$1 bin=$2 root=$3 tool lib clang
   mkdir -p "$bin"
   for tool in clang clang++; do
-    if [[ $v == 14 ]]; then
-      clang=/usr/bin/$tool-14
-      lib=/usr/lib/llvm-14/lib
+    if [[ $v == 14 || $v == 17 ]]; then
+      clang=/usr/bin/$tool-$v
+      lib=/usr/lib/llvm-$v/lib
     else
       clang=$root/root/usr/lib/llvm-$v/bin/$tool
       lib=$root/root/usr/lib/llvm-$v/lib
@@ -107,7 +109,7 @@ config.ompdpu_source_root = "$SRC"
 config.ompdpu_bin_dir = "$BUILD/bin"
 config.ompdpu_lib_dir = "$BUILD/lib"
 config.ompdpu_include_dir = "$SRC/runtime/include"
-config.ompdpu_llvm_tools_dir = "/usr/lib/llvm-14/bin"
+config.ompdpu_llvm_tools_dir = "$(tools_dir "$v")"
 config.ompdpu_clang = "$bin/clang"
 config.ompdpu_clangxx = "$bin/clang++"
 config.ompdpu_python = "$PY"
@@ -117,7 +119,32 @@ config.name = "ompdpu-llvm$v"
 config.test_source_root = "$tests"
 config.available_features.add("llvm$v")
 config.substitutions.insert(0, ("%llvm-major", "$v"))
+config.substitutions.insert(0, ("%ompdpu-lib", "$BUILD/lib"))
+config.environment["OMPDPU_PLUGIN_DIR"] = "$(plugin_dir "$v")"
 EOF
+}
+
+# FileCheck and the other LLVM tools the tests use: 14's, or, inside the
+# Debian 13 root, 17's.
+tools_dir() { # <version>
+  [[ $1 == 17 ]] && echo /usr/lib/llvm-17/bin || echo /usr/lib/llvm-14/bin
+}
+
+# The plugin directory `ompdpu run` puts on the library path for version v.
+plugin_dir() { # <version>
+  [[ $1 == 17 ]] && echo "$BUILD/lib/ompdpu/llvm17" || echo "$BUILD/lib/ompdpu"
+}
+
+# Run lit on these paths, inside the Debian 13 root for 17.
+run_lit() { # <version> <path>...
+  local v=$1
+  shift
+  if [[ $v == 17 ]]; then
+    nice -n 10 "$SRC/scripts/debian13-root.sh" --bind "$SRC" --bind "$BUILD" -- \
+      /usr/bin/python3 /usr/lib/llvm-17/build/utils/lit/lit.py -sv -j2 "$@"
+  else
+    nice -n 10 "$PY" "$LIT" -sv -j2 "$@"
+  fi
 }
 
 # The tests of tests/lit/offload that version v runs, one name a line: all
@@ -136,7 +163,11 @@ fail=0
 for v in "${VERSIONS[@]}"; do
   start=$SECONDS
   root=none
-  [[ $v == 14 ]] || root=$(fetch "$v")
+  case $v in
+  14) ;;
+  17) "$SRC/scripts/debian13-root.sh" --path >/dev/null ;;
+  *) root=$(fetch "$v") ;;
+  esac
   out=$BUILD/tests/llvm-versions/$v
   make_wrappers "$v" "$out/bin" "$root"
   write_site "$v" "$out/suite" "$SRC/tests/lit" "$out/bin"
@@ -152,7 +183,7 @@ for v in "${VERSIONS[@]}"; do
   done
   mkdir -p "$out/suite/offload"
   log "LLVM $v: checks/ and $((${#paths[@]} - 1)) offload tests ($skipped skipped, see skip-$v.txt)"
-  if nice -n 10 "$PY" "$LIT" -sv -j2 "${paths[@]}"; then
+  if run_lit "$v" "${paths[@]}"; then
     log "LLVM $v: passed in $((SECONDS - start)) s"
   else
     log "LLVM $v: FAILED (after $((SECONDS - start)) s)"

@@ -41,3 +41,8 @@ int main(void) {
 // LLVM16-NEXT: loaded: {{.*}}/usr/lib/llvm-16/lib/libomptarget.so.16
 // LLVM16: loaded: {{.*}}/lib/ompdpu/emulated/libomptarget.rtl.x86_64.nextgen.so
 // LLVM16-NOT: rtl.x86_64.so
+
+// LLVM17: on-server: 1
+// LLVM17-NEXT: loaded: /usr/lib/llvm-17/lib/libomptarget.so.17
+// LLVM17: loaded: {{.*}}/lib/ompdpu/llvm17/emulated/libomptarget.rtl.x86_64.so
+// LLVM17-NOT: nextgen
