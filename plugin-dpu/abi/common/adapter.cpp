@@ -3,6 +3,10 @@
 
 #include "common/log.h"
 
+#include <cstdlib>
+#include <cstring>
+#include <dlfcn.h>
+#include <link.h>
 #include <list>
 #include <map>
 #include <mutex>
@@ -65,8 +69,8 @@ __tgt_target_table *buildTable(int32_t Id,
 
 std::vector<plugin::HostEntry> hostEntries(const __tgt_device_image &Image) {
   std::vector<plugin::HostEntry> Host;
-  for (const __tgt_offload_entry *E = Image.EntriesBegin;
-       E != Image.EntriesEnd; ++E)
+  for (const __tgt_offload_entry *E = Image.EntriesBegin; E != Image.EntriesEnd;
+       ++E)
     Host.push_back({E->name ? E->name : "", E->size});
   return Host;
 }
@@ -135,6 +139,56 @@ int32_t launchWithOffsets(int32_t Id, void *Entry, void **Args,
                 static_cast<uint64_t>(Offsets ? Offsets[K] : 0);
   return check(*D, D->launch(static_cast<KernelRecord *>(Entry), Values, Count,
                              queueOf(*D, Async)));
+}
+
+int libomptargetMajor() {
+  int Major = 0;
+  dl_iterate_phdr(
+      [](dl_phdr_info *Info, size_t, void *Out) {
+        const char *Base = std::strrchr(Info->dlpi_name, '/');
+        Base = Base ? Base + 1 : Info->dlpi_name;
+        const char Prefix[] = "libomptarget.so.";
+        if (std::strncmp(Base, Prefix, sizeof(Prefix) - 1) != 0)
+          return 0;
+        *static_cast<int *>(Out) = std::atoi(Base + sizeof(Prefix) - 1);
+        return 1;
+      },
+      &Major);
+  return Major;
+}
+
+namespace {
+/// This library's own file, for messages.
+std::string ownFile() {
+  Dl_info Info;
+  if (dladdr(reinterpret_cast<void *>(&ownFile), &Info) && Info.dli_fname)
+    return Info.dli_fname;
+  return "the ompdpu plugin";
+}
+
+/// Where the plugin for libomptarget Major is, relative to lib/ompdpu.
+const char *pluginDirFor(int Major) {
+  if (Major >= 14 && Major <= 16)
+    return "lib/ompdpu (the default of `ompdpu run`)";
+  if (Major == 17)
+    return "lib/ompdpu/llvm17 (`ompdpu run` with "
+           "OMPDPU_PLUGIN_DIR=<install>/lib/ompdpu/llvm17)";
+  return nullptr;
+}
+} // namespace
+
+int32_t checkLibomptargetVersion() {
+  int Major = libomptargetMajor();
+  if (Major == 0 || servesLibomptarget(Major))
+    return OFFLOAD_SUCCESS;
+  const char *Dir = pluginDirFor(Major);
+  log(LogLevel::Error,
+      "libomptarget %d loaded %s, which has the plugin ABI of libomptarget "
+      "%s: %s%s",
+      Major, ownFile().c_str(), kServedVersions,
+      Dir ? "its plugin is in " : "no ompdpu plugin serves it yet",
+      Dir ? Dir : "");
+  return OFFLOAD_FAIL;
 }
 
 } // namespace ompdpu::abi

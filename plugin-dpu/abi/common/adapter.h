@@ -64,6 +64,19 @@ int32_t launchWithOffsets(int32_t Id, void *Entry, void **Args,
                           const ptrdiff_t *Offsets, int32_t NumArgs,
                           __tgt_async_info *Async);
 
+/// The major version of the libomptarget in this process, from its file name
+/// (libomptarget.so.<N>); 0 when the name carries none (Debian's 14).
+int libomptargetMajor();
+
+/// Whether this library has the plugin ABI of libomptarget `Major`, and the
+/// versions it serves ("14 and 15"); defined by each library's adapter.
+bool servesLibomptarget(int Major);
+extern const char *const kServedVersions;
+
+/// OFFLOAD_SUCCESS when this library serves the libomptarget in this
+/// process; otherwise OFFLOAD_FAIL, after saying which plugin directory does.
+int32_t checkLibomptargetVersion();
+
 } // namespace ompdpu::abi
 
 /// Declares `DpuDevice *D` for device Id, or returns OFFLOAD_FAIL.

@@ -19,9 +19,12 @@ extern "C" {
 
 int32_t __tgt_rtl_is_valid_binary(__tgt_device_image *Image);
 
-/// Connect to the servers when libomptarget first loads the plugin; with
-/// none reachable, number_of_devices says 0 and libomptarget drops it.
+/// Refuse, with a message, a libomptarget of another plugin ABI (it would
+/// drop the plugin without a word); else connect to the servers. With none
+/// reachable, number_of_devices says 0 and libomptarget drops the plugin.
 int32_t __tgt_rtl_init_plugin() {
+  if (checkLibomptargetVersion() != OFFLOAD_SUCCESS)
+    return OFFLOAD_FAIL;
   DpuPlugin::get();
   return OFFLOAD_SUCCESS;
 }

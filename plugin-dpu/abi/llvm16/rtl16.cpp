@@ -1,7 +1,7 @@
 //===- rtl16.cpp - Entry points of libomptarget 16 and 17 -----------------===//
 //
-// What libomptarget 16 and 17 ask for beyond the entry points every version shares
-// (abi/common/rtl_common.cpp, and 15's optional ones in abi/llvm15/):
+// What libomptarget 16 and 17 ask for beyond the entry points every version
+// shares (abi/common/rtl_common.cpp, and 15's optional ones in abi/llvm15/):
 // launch_kernel in place of the run functions, and data_delete with a kind.
 //
 //===----------------------------------------------------------------------===//
@@ -10,6 +10,11 @@
 #include "omptarget_abi16.h"
 
 using namespace ompdpu::abi;
+
+namespace ompdpu::abi {
+const char *const kServedVersions = "16 and 17";
+bool servesLibomptarget(int Major) { return Major == 16 || Major == 17; }
+} // namespace ompdpu::abi
 
 namespace {
 /// The newest KernelArgsTy layout libomptarget 16 and 17 pass.
@@ -35,13 +40,13 @@ int32_t __tgt_rtl_launch_kernel(int32_t Id, void *Entry, void **Args,
   // Version 3 (clang 19) adds an implicit argument this layout misses.
   if (KernelArgs->Version > kKnownKernelArgsVersion) {
     OMPDPU_DEVICE_OR_FAIL(Id);
-    return check(*D, ompdpu::Status::error(
-                         ompdpu::ErrorCode::Invalid,
-                         ompdpu::format("kernel arguments of version %u, "
-                                        "newer than LLVM 16/17's (%u): was the "
-                                        "program built with a newer clang?",
-                                        KernelArgs->Version,
-                                        kKnownKernelArgsVersion)));
+    return check(
+        *D, ompdpu::Status::error(
+                ompdpu::ErrorCode::Invalid,
+                ompdpu::format("kernel arguments of version %u, "
+                               "newer than LLVM 16/17's (%u): was the "
+                               "program built with a newer clang?",
+                               KernelArgs->Version, kKnownKernelArgsVersion)));
   }
   return launchWithOffsets(Id, Entry, Args, Offsets,
                            static_cast<int32_t>(KernelArgs->NumArgs), Async);
