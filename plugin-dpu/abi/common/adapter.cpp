@@ -11,6 +11,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <unordered_set>
 
 namespace ompdpu::abi {
 
@@ -32,6 +33,11 @@ struct ImageTable {
 /// concurrently, but devices are looked up from any thread).
 std::mutex TablesM;
 std::map<int32_t, std::list<ImageTable>> Tables;
+
+/// Every image loaded through 18's load_binary (handles point into it).
+std::list<LoadedImage> Images;
+/// Their constructor and destructor kernels.
+std::unordered_set<const void *> CtorsDtors;
 
 thread_local LastAllocation LastAlloc;
 } // namespace
@@ -65,6 +71,28 @@ __tgt_target_table *buildTable(int32_t Id,
   IT.Table.EntriesBegin = IT.Entries.data();
   IT.Table.EntriesEnd = IT.Entries.data() + IT.Entries.size();
   return &IT.Table;
+}
+
+const LoadedImage *rememberImage(int32_t Id, std::vector<LoadedEntry> Loaded) {
+  std::lock_guard<std::mutex> L(TablesM);
+  for (const LoadedEntry &E : Loaded) {
+    const std::string &N = E.Name;
+    if (E.Kernel && N.size() >= 3 && N.compare(N.size() - 3, 3, "tor") == 0)
+      CtorsDtors.insert(E.Kernel);
+  }
+  return &Images.emplace_back(LoadedImage{Id, std::move(Loaded)});
+}
+
+bool isCtorOrDtor(const void *Kernel) {
+  std::lock_guard<std::mutex> L(TablesM);
+  return CtorsDtors.count(Kernel) != 0;
+}
+
+const LoadedEntry *findEntry(const LoadedImage &I, const char *Name) {
+  for (const LoadedEntry &E : I.Entries)
+    if (Name && E.Name == Name)
+      return &E;
+  return nullptr;
 }
 
 std::vector<plugin::HostEntry> hostEntries(const __tgt_device_image &Image) {
@@ -122,9 +150,10 @@ const LastAllocation &lastAllocation() { return LastAlloc; }
 
 int32_t launchWithOffsets(int32_t Id, void *Entry, void **Args,
                           const ptrdiff_t *Offsets, int32_t NumArgs,
-                          __tgt_async_info *Async) {
+                          __tgt_async_info *Async, size_t Leading) {
   OMPDPU_DEVICE_OR_FAIL(Id);
-  size_t Count = NumArgs > 0 ? static_cast<size_t>(NumArgs) : 0;
+  size_t Given = NumArgs > 0 ? static_cast<size_t>(NumArgs) : 0;
+  size_t Count = Leading + Given;
   // Most kernels take a few arguments: no allocation on the launch path.
   constexpr size_t kInlineArgs = 16;
   uint64_t Inline[kInlineArgs];
@@ -134,9 +163,11 @@ int32_t launchWithOffsets(int32_t Id, void *Entry, void **Args,
     Many.resize(Count);
     Values = Many.data();
   }
-  for (size_t K = 0; K < Count; ++K)
-    Values[K] = reinterpret_cast<uint64_t>(Args[K]) +
-                static_cast<uint64_t>(Offsets ? Offsets[K] : 0);
+  for (size_t K = 0; K < Leading; ++K)
+    Values[K] = ~uint64_t(0);
+  for (size_t K = 0; K < Given; ++K)
+    Values[Leading + K] = reinterpret_cast<uint64_t>(Args[K]) +
+                          static_cast<uint64_t>(Offsets ? Offsets[K] : 0);
   return check(*D, D->launch(static_cast<KernelRecord *>(Entry), Values, Count,
                              queueOf(*D, Async)));
 }
@@ -173,6 +204,9 @@ const char *pluginDirFor(int Major) {
   if (Major == 17)
     return "lib/ompdpu/llvm17 (`ompdpu run` with "
            "OMPDPU_PLUGIN_DIR=<install>/lib/ompdpu/llvm17)";
+  if (Major == 18)
+    return "lib/ompdpu/llvm18 (`ompdpu run` with "
+           "OMPDPU_PLUGIN_DIR=<install>/lib/ompdpu/llvm18)";
   return nullptr;
 }
 } // namespace

@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace ompdpu::abi {
@@ -28,6 +29,21 @@ int32_t check(const plugin::DpuDevice &D, const Status &S);
 /// plugin is unloaded: libomptarget holds on to it).
 __tgt_target_table *buildTable(int32_t Id,
                                const std::vector<plugin::LoadedEntry> &Loaded);
+
+/// An image loaded on a device: what 18's __tgt_device_binary handle names.
+struct LoadedImage {
+  int32_t Device = -1;
+  std::vector<plugin::LoadedEntry> Entries;
+};
+/// Keep an image's entries until the plugin is unloaded; returns its record.
+const LoadedImage *rememberImage(int32_t Id,
+                                 std::vector<plugin::LoadedEntry> Loaded);
+/// The entry of that name in a loaded image, or null.
+const plugin::LoadedEntry *findEntry(const LoadedImage &I, const char *Name);
+
+/// True for a kernel of a remembered image that runs a global constructor or
+/// destructor (named "..._ctor"/"..._dtor", as LLVM 18 tells them apart).
+bool isCtorOrDtor(const void *Kernel);
 
 /// The host entries of an image, in the order its device entries must match.
 std::vector<plugin::HostEntry> hostEntries(const __tgt_device_image &Image);
@@ -59,10 +75,16 @@ void noteAllocation(int32_t Id, void *Ptr);
 /// The calling thread's record.
 const LastAllocation &lastAllocation();
 
-/// Run a kernel whose argument K is Args[K] + Offsets[K] (Offsets may be null).
+/// Run a kernel whose argument K is Args[K] + Offsets[K] (Offsets may be
+/// null), after Leading arguments of value ~0 (LLVM 18's "no launch
+/// environment" for the implicit first argument of clang 18's kernels).
 int32_t launchWithOffsets(int32_t Id, void *Entry, void **Args,
                           const ptrdiff_t *Offsets, int32_t NumArgs,
-                          __tgt_async_info *Async);
+                          __tgt_async_info *Async, size_t Leading = 0);
+
+/// Implicit leading kernel arguments of this library's libomptarget version
+/// for that kernel (18: one, but for constructors and destructors).
+size_t implicitArguments(const void *Kernel);
 
 /// The major version of the libomptarget in this process, from its file name
 /// (libomptarget.so.<N>); 0 when the name carries none (Debian's 14).

@@ -1,7 +1,7 @@
-//===- rtl_common.cpp - Plugin entry points of libomptarget 14-16 ---------===//
+//===- rtl_common.cpp - Plugin entry points of libomptarget 14-18 ---------===//
 //
 // The __tgt_rtl_* entry points whose signature and meaning are the same in
-// every libomptarget an adapter serves (14, 15 and 16): each finds the
+// every libomptarget an adapter serves (14 to 18): each finds the
 // device, calls one method of the device logic and turns its Status into
 // OFFLOAD_SUCCESS or OFFLOAD_FAIL. Synchronous entry points forward to the
 // asynchronous ones with no async info. The version-specific ones are in
@@ -36,7 +36,8 @@ int64_t __tgt_rtl_init_requires(int64_t Flags) {
     log(LogLevel::Warning, "'requires unified_shared_memory' cannot be met: "
                            "DPU memory is separate from host memory");
   DpuPlugin::get().RequiresFlags = Flags;
-  return Flags;
+  // 14-17 ignore the result; 18 takes it as a status.
+  return OFFLOAD_SUCCESS;
 }
 
 int32_t __tgt_rtl_init_device(int32_t Id) {
@@ -50,20 +51,6 @@ void __tgt_rtl_set_info_flag(uint32_t) {}
 void __tgt_rtl_print_device_info(int32_t Id) {
   if (DpuDevice *D = deviceOrReport(Id))
     D->printInfo();
-}
-
-__tgt_target_table *__tgt_rtl_load_binary(int32_t Id,
-                                          __tgt_device_image *Image) {
-  DpuDevice *D = deviceOrReport(Id);
-  if (!D)
-    return nullptr;
-  auto Loaded =
-      D->loadImage(Image->ImageStart, imageSize(*Image), hostEntries(*Image));
-  if (!Loaded) {
-    check(*D, Loaded.status());
-    return nullptr;
-  }
-  return buildTable(Id, *Loaded);
 }
 
 void *__tgt_rtl_data_alloc(int32_t Id, int64_t Size, void *, int32_t Kind) {
@@ -113,8 +100,7 @@ int32_t __tgt_rtl_data_exchange_async(int32_t SrcId, void *SrcPtr,
   DpuDevice *Dst = deviceOrReport(DstId);
   if (!Dst)
     return OFFLOAD_FAIL;
-  return check(*D,
-               D->exchange(SrcPtr, *Dst, DstPtr, Size, queueOf(*D, Async)));
+  return check(*D, D->exchange(SrcPtr, *Dst, DstPtr, Size, queueOf(*D, Async)));
 }
 
 int32_t __tgt_rtl_data_exchange(int32_t SrcId, void *SrcPtr, int32_t DstId,

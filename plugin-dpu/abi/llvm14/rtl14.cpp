@@ -9,11 +9,6 @@
 
 using namespace ompdpu::abi;
 
-namespace ompdpu::abi {
-const char *const kServedVersions = "14 and 15";
-bool servesLibomptarget(int Major) { return Major == 14 || Major == 15; }
-} // namespace ompdpu::abi
-
 extern "C" {
 #pragma GCC visibility push(default)
 

@@ -1,4 +1,4 @@
-//===- omptarget_abi15.h - Types libomptarget 15 added ------------*- C++ -*-===//
+//===- omptarget_abi15.h - Types libomptarget 15 added ----------*- C++ -*-===//
 //
 // Declared here, like omptarget_abi.h, so that the plugin builds with no LLVM
 // 15 install; the layout is that of LLVM 15's and 16's omptarget.h.

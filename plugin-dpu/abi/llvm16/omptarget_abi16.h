@@ -1,4 +1,4 @@
-//===- omptarget_abi16.h - Types libomptarget 16 added ------------*- C++ -*-===//
+//===- omptarget_abi16.h - Types libomptarget 16 added ----------*- C++ -*-===//
 //
 // Declared here, like omptarget_abi.h, so that the plugin builds with no LLVM
 // 16 install; the layout is that of LLVM 16's omptarget.h (struct version 2).

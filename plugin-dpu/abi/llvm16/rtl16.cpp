@@ -1,6 +1,6 @@
-//===- rtl16.cpp - Entry points of libomptarget 16 and 17 -----------------===//
+//===- rtl16.cpp - Entry points of libomptarget 16 to 18 ------------------===//
 //
-// What libomptarget 16 and 17 ask for beyond the entry points every version
+// What libomptarget 16, 17 and 18 ask for beyond the entry points every version
 // shares (abi/common/rtl_common.cpp, and 15's optional ones in abi/llvm15/):
 // launch_kernel in place of the run functions, and data_delete with a kind.
 //
@@ -10,11 +10,6 @@
 #include "omptarget_abi16.h"
 
 using namespace ompdpu::abi;
-
-namespace ompdpu::abi {
-const char *const kServedVersions = "16 and 17";
-bool servesLibomptarget(int Major) { return Major == 16 || Major == 17; }
-} // namespace ompdpu::abi
 
 namespace {
 /// The newest KernelArgsTy layout libomptarget 16 and 17 pass.
@@ -31,8 +26,8 @@ int32_t __tgt_rtl_data_delete(int32_t Id, void *Ptr, int32_t) {
 }
 
 // Args holds NumArgs arguments (libomptarget rewrites the count after
-// mapping); team counts and thread limits are libomp's on the server, as
-// under LLVM's own host plugin.
+// mapping), after 18's implicit one; team counts and thread limits are
+// libomp's on the server, as under LLVM's own host plugin.
 int32_t __tgt_rtl_launch_kernel(int32_t Id, void *Entry, void **Args,
                                 ptrdiff_t *Offsets,
                                 const KernelArgsTy *KernelArgs,
@@ -49,7 +44,8 @@ int32_t __tgt_rtl_launch_kernel(int32_t Id, void *Entry, void **Args,
                                KernelArgs->Version, kKnownKernelArgsVersion)));
   }
   return launchWithOffsets(Id, Entry, Args, Offsets,
-                           static_cast<int32_t>(KernelArgs->NumArgs), Async);
+                           static_cast<int32_t>(KernelArgs->NumArgs), Async,
+                           implicitArguments(Entry));
 }
 
 #pragma GCC visibility pop
