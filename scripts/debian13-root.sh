@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# A Debian 13 ("trixie") root file system, where LLVM 17's own packages run
-# (they need trixie's glibc): made once with mmdebstrap, reused while its
-# package list is the same.
+# A Debian 13 ("trixie") root file system, where LLVM 17's and 18's own
+# packages run (they need trixie's glibc): made once with mmdebstrap, reused
+# while its package list is the same. libomp 18 is in /opt/libomp-18.
 #
 #   scripts/debian13-root.sh --path             make it if missing; print its path
 #   scripts/debian13-root.sh [--bind DIR]... -- COMMAND...
@@ -16,22 +16,29 @@ set -euo pipefail
 die() { echo "debian13-root: error: $*" >&2; exit 1; }
 CACHE=$(realpath -m "${OMPDPU_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ompdpu}")
 ROOT=$CACHE/debian13/root
-PACKAGES=(clang-17 clang-tools-17 libomp-17-dev llvm-17-tools libucx0 libffi8
+PACKAGES=(clang-17 clang-tools-17 libomp-17-dev llvm-17-tools clang-18 clang-tools-18 libucx0 libffi8
   libelf1t64 libopenmpi40 python3 python3-psutil binutils libc6-dev)
 MIRROR=${OMPDPU_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 
 make_root() {
   local want
-  want=$(printf '%s\n' "${PACKAGES[@]}" | sort)
+  want=$(printf '%s\n' "${PACKAGES[@]}" libomp-18-dev@/opt/libomp-18 | sort)
   [[ -f $ROOT/.ompdpu-packages && $(cat "$ROOT/.ompdpu-packages") == "$want" ]] && return 0
   [[ $(id -u) -eq 0 ]] || die "making the root file system needs root"
   command -v mmdebstrap >/dev/null || die "no mmdebstrap (scripts/install-deps.sh installs it)"
   echo "[debian13-root] mmdebstrap trixie into $ROOT (a few minutes)" >&2
   rm -rf "$ROOT.new" "$ROOT"
   mkdir -p "$(dirname "$ROOT")"
-  mmdebstrap --variant=apt --include="$(IFS=,; echo "${PACKAGES[*]}")" trixie "$ROOT.new" \
+  # libomp-18-dev conflicts with libomp-17-dev: 18's is unpacked into
+  # /opt/libomp-18 instead (tests/llvm-versions links against it there).
+  local omp18='cd /tmp && apt-get update -qq && apt-get download -qq libomp5-18 libomp-18-dev &&
+    for d in ./*.deb; do dpkg -x "$d" /opt/libomp-18; done && rm -f ./*.deb'
+  mmdebstrap --variant=apt --include="$(IFS=,; echo "${PACKAGES[*]}")" \
+    --customize-hook="chroot \"\$1\" sh -c '$omp18'" trixie "$ROOT.new" \
     "$MIRROR" >"$CACHE/debian13/mmdebstrap.log" 2>&1 ||
     die "mmdebstrap failed (log: $CACHE/debian13/mmdebstrap.log)"
+  [[ -f $ROOT.new/opt/libomp-18/usr/lib/llvm-18/lib/libomptarget.so.18.1 ]] ||
+    die "no libomp 18 in $ROOT.new/opt/libomp-18 (log: $CACHE/debian13/mmdebstrap.log)"
   echo "$want" >"$ROOT.new/.ompdpu-packages"
   mv "$ROOT.new" "$ROOT"
 }

@@ -7,9 +7,10 @@
 #
 #   tests/llvm-versions/run.sh [--build DIR] [VERSION...]    (default: 15 16)
 #
-# 14 uses the installed clang-14. 17 runs inside a Debian 13 root file system
-# (scripts/debian13-root.sh: its packages need trixie's glibc) with its
-# plugin directory, lib/ompdpu/llvm17. 15 and 16 come from Debian 12's packages
+# 14 uses the installed clang-14. 17 and 18 run inside a Debian 13 root file
+# system (scripts/debian13-root.sh: their packages need trixie's glibc) with
+# their plugin directories, lib/ompdpu/llvm17 and llvm18 (emulated DPUs only).
+# 15 and 16 come from Debian 12's packages
 # (clang-N, clang-tools-N, libomp5-N, libomp-N-dev and the libraries they
 # need), which conflict with libomp-14-dev: they are fetched with
 # `apt-get download` and unpacked with `dpkg -x` into
@@ -28,8 +29,8 @@ while (($#)); do
   case $1 in
   --build) BUILD=$(realpath -m "${2:?--build needs a directory}"); shift 2 ;;
   -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
-  1[4-7]) VERSIONS+=("$1"); shift ;;
-  *) echo "llvm-versions: unknown argument '$1' (versions: 14 15 16 17; see --help)" >&2; exit 2 ;;
+  1[4-8]) VERSIONS+=("$1"); shift ;;
+  *) echo "llvm-versions: unknown argument '$1' (versions: 14 to 18; see --help)" >&2; exit 2 ;;
   esac
 done
 ((${#VERSIONS[@]})) || VERSIONS=(15 16)
@@ -78,12 +79,17 @@ fetch() { # <version>
 
 # A clang that links programs against version v's libomp and libomptarget.
 make_wrappers() { # <version> <bin dir> <toolchain dir: llvm-<v>, or none>
-  local v=$1 bin=$2 root=$3 tool lib clang
+  local v=$1 bin=$2 root=$3 tool lib clang inc=
   mkdir -p "$bin"
   for tool in clang clang++; do
     if [[ $v == 14 || $v == 17 ]]; then
       clang=/usr/bin/$tool-$v
       lib=/usr/lib/llvm-$v/lib
+    elif [[ $v == 18 ]]; then
+      # libomp 18, unpacked beside 17's in the Debian 13 root: omp.h too.
+      clang=/usr/bin/$tool-18
+      lib=/opt/libomp-18/usr/lib/llvm-18/lib
+      inc="-I$lib/clang/18/include"
     else
       clang=$root/root/usr/lib/llvm-$v/bin/$tool
       lib=$root/root/usr/lib/llvm-$v/lib
@@ -91,7 +97,7 @@ make_wrappers() { # <version> <bin dir> <toolchain dir: llvm-<v>, or none>
     cat >"$bin/$tool" <<EOF
 #!/bin/sh
 # clang $v, its libomp and libomptarget (written by tests/llvm-versions/run.sh)
-exec "$clang" -Wno-unused-command-line-argument -L"$lib" -Wl,-rpath,"$lib" "\$@"
+exec "$clang" -Wno-unused-command-line-argument $inc -L"$lib" -Wl,-rpath,"$lib" "\$@"
 EOF
     chmod +x "$bin/$tool"
   done
@@ -127,19 +133,19 @@ EOF
 # FileCheck and the other LLVM tools the tests use: 14's, or, inside the
 # Debian 13 root, 17's.
 tools_dir() { # <version>
-  [[ $1 == 17 ]] && echo /usr/lib/llvm-17/bin || echo /usr/lib/llvm-14/bin
+  [[ $1 == 1[78] ]] && echo /usr/lib/llvm-17/bin || echo /usr/lib/llvm-14/bin
 }
 
 # The plugin directory `ompdpu run` puts on the library path for version v.
 plugin_dir() { # <version>
-  [[ $1 == 17 ]] && echo "$BUILD/lib/ompdpu/llvm17" || echo "$BUILD/lib/ompdpu"
+  [[ $1 == 1[78] ]] && echo "$BUILD/lib/ompdpu/llvm$1" || echo "$BUILD/lib/ompdpu"
 }
 
-# Run lit on these paths, inside the Debian 13 root for 17.
+# Run lit on these paths, inside the Debian 13 root for 17 and 18.
 run_lit() { # <version> <path>...
   local v=$1
   shift
-  if [[ $v == 17 ]]; then
+  if [[ $v == 1[78] ]]; then
     nice -n 10 "$SRC/scripts/debian13-root.sh" --bind "$SRC" --bind "$BUILD" -- \
       /usr/bin/python3 /usr/lib/llvm-17/build/utils/lit/lit.py -sv -j2 "$@"
   else
@@ -165,7 +171,7 @@ for v in "${VERSIONS[@]}"; do
   root=none
   case $v in
   14) ;;
-  17) "$SRC/scripts/debian13-root.sh" --path >/dev/null ;;
+  17 | 18) "$SRC/scripts/debian13-root.sh" --path >/dev/null ;;
   *) root=$(fetch "$v") ;;
   esac
   out=$BUILD/tests/llvm-versions/$v

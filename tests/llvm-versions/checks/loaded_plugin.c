@@ -46,3 +46,8 @@ int main(void) {
 // LLVM17-NEXT: loaded: /usr/lib/llvm-17/lib/libomptarget.so.17
 // LLVM17: loaded: {{.*}}/lib/ompdpu/llvm17/emulated/libomptarget.rtl.x86_64.so
 // LLVM17-NOT: nextgen
+
+// LLVM18: on-server: 1
+// LLVM18-NEXT: loaded: /opt/libomp-18/usr/lib/llvm-18/lib/libomptarget.so.18.1
+// LLVM18: loaded: {{.*}}/lib/ompdpu/llvm18/emulated/libomptarget.rtl.x86_64.so
+// LLVM18-NOT: nextgen
