@@ -19,6 +19,8 @@ PACKAGES=(
   # training (ompdpu-train): the IDX.gz reader's zlib and the real data set
   # (Fashion-MNIST, gzip IDX under /usr/share/datasets/fashion-mnist)
   zlib1g-dev dataset-fashion-mnist
+  # tests/llvm-versions: a Debian 13 root file system for LLVM 17's and 18's packages
+  mmdebstrap
 )
 
 missing=()

@@ -1,6 +1,8 @@
 //===- dpu_device.cpp - One DPU as an OpenMP device -----------------------===//
 #include "dpu_device.h"
 
+#include "image_deps.h"
+
 #include "common/elf_image.h"
 #include "common/log.h"
 
@@ -155,6 +157,12 @@ Status DpuDevice::perform(AsyncQueue *Q, IssueFn F) {
 Expected<std::vector<LoadedEntry>>
 DpuDevice::loadImage(const void *Image, size_t Size,
                      const std::vector<HostEntry> &Host) {
+  // A malformed image goes as it is: the server says what is wrong with it.
+  auto Stripped = withoutHostRuntimeDeps(Image, Size);
+  if (Stripped && !Stripped->empty()) {
+    Image = Stripped->data();
+    Size = Stripped->size();
+  }
   Ticket T = Conn->loadImage(Image, Size);
   if (Status S = Conn->wait(T); !S.ok())
     return S.withContext("cannot load image");
@@ -374,7 +382,8 @@ Status DpuDevice::recordEvent(Event *E, AsyncQueue *Q) {
   E->QueueId = 0;
   if (!Q)
     return Status();
-  Q->Launch.close();
+  // The launch window stays open: an event changes nothing on the device,
+  // and libomptarget 15+ records one after each map(from:) retrieve.
   E->QueueId = Q->Id;
   E->QueueEpoch = Q->Epoch;
   if (Q->Batch.empty()) {

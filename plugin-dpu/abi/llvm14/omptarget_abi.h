@@ -1,10 +1,11 @@
-//===- omptarget_abi.h - Types shared with libomptarget 14 --------*- C -*-===//
+//===- omptarget_abi.h - Types shared with libomptarget 14-16 -----*- C -*-===//
 //
 // The data structures libomptarget 14 passes to plugins (from its public
-// omptarget.h), declared here so the plugin builds against an unmodified
-// LLVM install that ships no plugin headers. Also included from C: the test
-// and benchmark device images lay out their entries with it, and the minimal
-// plugin of benchmarks/micro/floor implements the same ABI.
+// omptarget.h; 15 and 16 lay them out the same way), declared here so the
+// plugin builds against an unmodified LLVM install that ships no plugin
+// headers. Also included from C: the test and benchmark device images lay out
+// their entries with it, and the minimal plugin of benchmarks/micro/floor
+// implements the same ABI.
 //
 //===----------------------------------------------------------------------===//
 #pragma once

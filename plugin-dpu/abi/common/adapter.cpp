@@ -1,0 +1,228 @@
+//===- adapter.cpp - What every libomptarget ABI adapter needs ------------===//
+#include "adapter.h"
+
+#include "common/log.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <dlfcn.h>
+#include <link.h>
+#include <list>
+#include <map>
+#include <mutex>
+#include <string>
+#include <unordered_set>
+
+namespace ompdpu::abi {
+
+using plugin::AsyncQueue;
+using plugin::DpuDevice;
+using plugin::DpuPlugin;
+using plugin::KernelRecord;
+using plugin::LoadedEntry;
+using plugin::MemoryKind;
+
+namespace {
+/// The target table of a loaded image and the storage it points into.
+struct ImageTable {
+  std::vector<__tgt_offload_entry> Entries;
+  std::list<std::string> Names;
+  __tgt_target_table Table{};
+};
+/// Per device, every image loaded (load_binary is never called
+/// concurrently, but devices are looked up from any thread).
+std::mutex TablesM;
+std::map<int32_t, std::list<ImageTable>> Tables;
+
+/// Every image loaded through 18's load_binary (handles point into it).
+std::list<LoadedImage> Images;
+/// Their constructor and destructor kernels.
+std::unordered_set<const void *> CtorsDtors;
+
+thread_local LastAllocation LastAlloc;
+} // namespace
+
+DpuDevice *deviceOrReport(int32_t Id) {
+  DpuDevice *D = DpuPlugin::get().device(Id);
+  if (!D)
+    log(LogLevel::Error, "invalid device id %d (%d devices)", Id,
+        DpuPlugin::get().numDevices());
+  return D;
+}
+
+int32_t check(const DpuDevice &D, const Status &S) {
+  if (S.ok())
+    return OFFLOAD_SUCCESS;
+  log(LogLevel::Error, "%s: %s", D.name().c_str(), S.message().c_str());
+  return OFFLOAD_FAIL;
+}
+
+__tgt_target_table *buildTable(int32_t Id,
+                               const std::vector<LoadedEntry> &Loaded) {
+  std::lock_guard<std::mutex> L(TablesM);
+  ImageTable &IT = Tables[Id].emplace_back();
+  IT.Entries.reserve(Loaded.size());
+  for (const LoadedEntry &E : Loaded) {
+    IT.Names.push_back(E.Name);
+    void *Addr = E.Kernel ? static_cast<void *>(E.Kernel)
+                          : reinterpret_cast<void *>(E.Address);
+    IT.Entries.push_back({Addr, IT.Names.back().data(), E.Size, E.Flags, 0});
+  }
+  IT.Table.EntriesBegin = IT.Entries.data();
+  IT.Table.EntriesEnd = IT.Entries.data() + IT.Entries.size();
+  return &IT.Table;
+}
+
+const LoadedImage *rememberImage(int32_t Id, std::vector<LoadedEntry> Loaded) {
+  std::lock_guard<std::mutex> L(TablesM);
+  for (const LoadedEntry &E : Loaded) {
+    const std::string &N = E.Name;
+    if (E.Kernel && N.size() >= 3 && N.compare(N.size() - 3, 3, "tor") == 0)
+      CtorsDtors.insert(E.Kernel);
+  }
+  return &Images.emplace_back(LoadedImage{Id, std::move(Loaded)});
+}
+
+bool isCtorOrDtor(const void *Kernel) {
+  std::lock_guard<std::mutex> L(TablesM);
+  return CtorsDtors.count(Kernel) != 0;
+}
+
+const LoadedEntry *findEntry(const LoadedImage &I, const char *Name) {
+  for (const LoadedEntry &E : I.Entries)
+    if (Name && E.Name == Name)
+      return &E;
+  return nullptr;
+}
+
+std::vector<plugin::HostEntry> hostEntries(const __tgt_device_image &Image) {
+  std::vector<plugin::HostEntry> Host;
+  for (const __tgt_offload_entry *E = Image.EntriesBegin; E != Image.EntriesEnd;
+       ++E)
+    Host.push_back({E->name ? E->name : "", E->size});
+  return Host;
+}
+
+size_t imageSize(const __tgt_device_image &Image) {
+  return static_cast<const char *>(Image.ImageEnd) -
+         static_cast<const char *>(Image.ImageStart);
+}
+
+AsyncQueue *queueOf(DpuDevice &D, __tgt_async_info *Async) {
+  if (!Async)
+    return nullptr;
+  if (!Async->Queue)
+    Async->Queue = D.acquireQueue();
+  return static_cast<AsyncQueue *>(Async->Queue);
+}
+
+AsyncQueue *existingQueue(__tgt_async_info *Async) {
+  return Async ? static_cast<AsyncQueue *>(Async->Queue) : nullptr;
+}
+
+AsyncQueue *takeQueue(__tgt_async_info *Async) {
+  AsyncQueue *Q = existingQueue(Async);
+  if (Async)
+    Async->Queue = nullptr;
+  return Q;
+}
+
+MemoryKind memoryKind(int32_t Kind) {
+  switch (Kind) {
+  case TARGET_ALLOC_HOST:
+    return MemoryKind::Host;
+  case TARGET_ALLOC_SHARED:
+    return MemoryKind::Shared;
+  case TARGET_ALLOC_DEVICE:
+    return MemoryKind::Device;
+  default:
+    return MemoryKind::Default;
+  }
+}
+
+void noteAllocation(int32_t Id, void *Ptr) {
+  LastAlloc.Device = Id;
+  LastAlloc.Ptr = Ptr;
+  ++LastAlloc.Count;
+}
+
+const LastAllocation &lastAllocation() { return LastAlloc; }
+
+int32_t launchWithOffsets(int32_t Id, void *Entry, void **Args,
+                          const ptrdiff_t *Offsets, int32_t NumArgs,
+                          __tgt_async_info *Async, size_t Leading) {
+  OMPDPU_DEVICE_OR_FAIL(Id);
+  size_t Given = NumArgs > 0 ? static_cast<size_t>(NumArgs) : 0;
+  size_t Count = Leading + Given;
+  // Most kernels take a few arguments: no allocation on the launch path.
+  constexpr size_t kInlineArgs = 16;
+  uint64_t Inline[kInlineArgs];
+  std::vector<uint64_t> Many;
+  uint64_t *Values = Inline;
+  if (Count > kInlineArgs) {
+    Many.resize(Count);
+    Values = Many.data();
+  }
+  for (size_t K = 0; K < Leading; ++K)
+    Values[K] = ~uint64_t(0);
+  for (size_t K = 0; K < Given; ++K)
+    Values[Leading + K] = reinterpret_cast<uint64_t>(Args[K]) +
+                          static_cast<uint64_t>(Offsets ? Offsets[K] : 0);
+  return check(*D, D->launch(static_cast<KernelRecord *>(Entry), Values, Count,
+                             queueOf(*D, Async)));
+}
+
+int libomptargetMajor() {
+  int Major = 0;
+  dl_iterate_phdr(
+      [](dl_phdr_info *Info, size_t, void *Out) {
+        const char *Base = std::strrchr(Info->dlpi_name, '/');
+        Base = Base ? Base + 1 : Info->dlpi_name;
+        const char Prefix[] = "libomptarget.so.";
+        if (std::strncmp(Base, Prefix, sizeof(Prefix) - 1) != 0)
+          return 0;
+        *static_cast<int *>(Out) = std::atoi(Base + sizeof(Prefix) - 1);
+        return 1;
+      },
+      &Major);
+  return Major;
+}
+
+namespace {
+/// This library's own file, for messages.
+std::string ownFile() {
+  Dl_info Info;
+  if (dladdr(reinterpret_cast<void *>(&ownFile), &Info) && Info.dli_fname)
+    return Info.dli_fname;
+  return "the ompdpu plugin";
+}
+
+/// Where the plugin for libomptarget Major is, relative to lib/ompdpu.
+const char *pluginDirFor(int Major) {
+  if (Major >= 14 && Major <= 16)
+    return "lib/ompdpu (the default of `ompdpu run`)";
+  if (Major == 17)
+    return "lib/ompdpu/llvm17 (`ompdpu run` with "
+           "OMPDPU_PLUGIN_DIR=<install>/lib/ompdpu/llvm17)";
+  if (Major == 18)
+    return "lib/ompdpu/llvm18 (`ompdpu run` with "
+           "OMPDPU_PLUGIN_DIR=<install>/lib/ompdpu/llvm18)";
+  return nullptr;
+}
+} // namespace
+
+int32_t checkLibomptargetVersion() {
+  int Major = libomptargetMajor();
+  if (Major == 0 || servesLibomptarget(Major))
+    return OFFLOAD_SUCCESS;
+  const char *Dir = pluginDirFor(Major);
+  log(LogLevel::Error,
+      "libomptarget %d loaded %s, which has the plugin ABI of libomptarget "
+      "%s: %s%s",
+      Major, ownFile().c_str(), kServedVersions,
+      Dir ? "its plugin is in " : "no ompdpu plugin serves it yet",
+      Dir ? Dir : "");
+  return OFFLOAD_FAIL;
+}
+
+} // namespace ompdpu::abi

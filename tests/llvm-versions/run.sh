@@ -1,0 +1,199 @@
+#!/usr/bin/env bash
+# The lit end-to-end tests compiled with each LLVM version's own clang and run
+# with that version's own libomptarget, under `ompdpu run --emulate` with
+# OMP_TARGET_OFFLOAD=mandatory (every test checks that its regions ran in the
+# server), plus this directory's checks/ (which libomptarget and which plugin
+# file the program loaded).
+#
+#   tests/llvm-versions/run.sh [--build DIR] [VERSION...]    (default: 15 16)
+#
+# 14 uses the installed clang-14. 17 and 18 run inside a Debian 13 root file
+# system (scripts/debian13-root.sh: their packages need trixie's glibc) with
+# their plugin directories, lib/ompdpu/llvm17 and llvm18 (emulated DPUs only).
+# 15 and 16 come from Debian 12's packages
+# (clang-N, clang-tools-N, libomp5-N, libomp-N-dev and the libraries they
+# need), which conflict with libomp-14-dev: they are fetched with
+# `apt-get download` and unpacked with `dpkg -x` into
+# $OMPDPU_CACHE/llvm-N/root (default ${XDG_CACHE_HOME:-~/.cache}/ompdpu,
+# outside the clone), and reused while apt offers the same package files.
+# Every test of tests/lit/offload runs but those skip-<N>.txt lists, each with
+# its reason; with 14 only checks/ runs (lit-e2e runs the suite with clang-14).
+# Environment: OMPDPU_BUILD (default build), OMPDPU_CACHE.
+set -euo pipefail
+SRC=$(cd "$(dirname "$0")/../.." && pwd)
+HERE=$SRC/tests/llvm-versions
+BUILD=$(realpath -m "${OMPDPU_BUILD:-$SRC/build}")
+CACHE=$(realpath -m "${OMPDPU_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ompdpu}")
+VERSIONS=()
+while (($#)); do
+  case $1 in
+  --build) BUILD=$(realpath -m "${2:?--build needs a directory}"); shift 2 ;;
+  -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+  1[4-8]) VERSIONS+=("$1"); shift ;;
+  *) echo "llvm-versions: unknown argument '$1' (versions: 14 to 18; see --help)" >&2; exit 2 ;;
+  esac
+done
+((${#VERSIONS[@]})) || VERSIONS=(15 16)
+log() { echo "[llvm-versions] $*" >&2; }
+die() { echo "llvm-versions: error: $*" >&2; exit 1; }
+[[ -x $BUILD/bin/ompdpu ]] || die "no ompdpu in $BUILD/bin: build first (or pass --build DIR)"
+LIT=/usr/lib/llvm-14/build/utils/lit/lit.py
+[[ -f $LIT ]] || die "no lit at $LIT (scripts/install-deps.sh installs llvm-14-tools)"
+# lit's per-test limits need psutil, which Debian's python3 has.
+PY=/usr/bin/python3
+
+# Packages of one LLVM version that a private clang and libomptarget need.
+packages() { # <version>
+  local v=$1
+  echo clang-$v clang-tools-$v libclang-cpp$v libllvm$v libclang-common-$v-dev \
+    libomp5-$v libomp-$v-dev
+}
+
+# Unpack (or reuse) version v's toolchain; prints its llvm-<v> directory.
+fetch() { # <version>
+  local v=$1 dir=$CACHE/llvm-$v uris
+  # The file names apt would download now: a change means a new package.
+  uris=$(apt-get download --print-uris $(packages "$v") 2>/dev/null | awk '{print $2}' | sort) ||
+    die "apt knows no $(packages "$v") (Debian 12 has them; apt-get update?)"
+  [[ -n $uris ]] || die "apt offers none of $(packages "$v")"
+  if [[ -f $dir/root/.ompdpu-packages && $(cat "$dir/root/.ompdpu-packages") == "$uris" ]]; then
+    log "LLVM $v: reusing $dir/root"
+  else
+    log "LLVM $v: downloading $(packages "$v") into $dir"
+    rm -rf "$dir/debs" "$dir/root"
+    mkdir -p "$dir/debs"
+    (cd "$dir/debs" && apt-get download -qq $(packages "$v")) >"$dir/download.log" 2>&1 ||
+      die "cannot download the LLVM $v packages (log: $dir/download.log)"
+    for deb in "$dir"/debs/*.deb; do dpkg -x "$deb" "$dir/root"; done
+    # libomptarget and clang find libraries through RUNPATH $ORIGIN (and
+    # $ORIGIN/../lib); their LLVM and clang libraries are in the multiarch
+    # directory, on no search path of a private unpack: link them in.
+    local lib=$dir/root/usr/lib/llvm-$v/lib f
+    for f in "$dir"/root/usr/lib/x86_64-linux-gnu/lib*.so*; do
+      [[ -e $lib/$(basename "$f") ]] || ln -s "$f" "$lib/$(basename "$f")"
+    done
+    echo "$uris" >"$dir/root/.ompdpu-packages"
+  fi
+  echo "$dir"
+}
+
+# A clang that links programs against version v's libomp and libomptarget.
+make_wrappers() { # <version> <bin dir> <toolchain dir: llvm-<v>, or none>
+  local v=$1 bin=$2 root=$3 tool lib clang inc=
+  mkdir -p "$bin"
+  for tool in clang clang++; do
+    if [[ $v == 14 || $v == 17 ]]; then
+      clang=/usr/bin/$tool-$v
+      lib=/usr/lib/llvm-$v/lib
+    elif [[ $v == 18 ]]; then
+      # libomp 18, unpacked beside 17's in the Debian 13 root: omp.h too.
+      clang=/usr/bin/$tool-18
+      lib=/opt/libomp-18/usr/lib/llvm-18/lib
+      inc="-I$lib/clang/18/include"
+    else
+      clang=$root/root/usr/lib/llvm-$v/bin/$tool
+      lib=$root/root/usr/lib/llvm-$v/lib
+    fi
+    cat >"$bin/$tool" <<EOF
+#!/bin/sh
+# clang $v, its libomp and libomptarget (written by tests/llvm-versions/run.sh)
+exec "$clang" -Wno-unused-command-line-argument $inc -L"$lib" -Wl,-rpath,"$lib" "\$@"
+EOF
+    chmod +x "$bin/$tool"
+  done
+}
+
+# A lit site configuration: tests/lit's configuration with version v's clang.
+write_site() { # <version> <exec root> <test source root> <bin dir>
+  local v=$1 exec=$2 tests=$3 bin=$4
+  mkdir -p "$exec"
+  cat >"$exec/lit.site.cfg.py" <<EOF
+# Written by tests/llvm-versions/run.sh: tests/lit's configuration, with the
+# clang and libomptarget of LLVM $v.
+import os
+config.ompdpu_source_root = "$SRC"
+config.ompdpu_bin_dir = "$BUILD/bin"
+config.ompdpu_lib_dir = "$BUILD/lib"
+config.ompdpu_include_dir = "$SRC/runtime/include"
+config.ompdpu_llvm_tools_dir = "$(tools_dir "$v")"
+config.ompdpu_clang = "$bin/clang"
+config.ompdpu_clangxx = "$bin/clang++"
+config.ompdpu_python = "$PY"
+config.ompdpu_lit_exec_root = "$exec"
+lit_config.load_config(config, "$SRC/tests/lit/lit.cfg.py")
+config.name = "ompdpu-llvm$v"
+config.test_source_root = "$tests"
+config.available_features.add("llvm$v")
+config.substitutions.insert(0, ("%llvm-major", "$v"))
+config.substitutions.insert(0, ("%ompdpu-lib", "$BUILD/lib"))
+config.environment["OMPDPU_PLUGIN_DIR"] = "$(plugin_dir "$v")"
+EOF
+}
+
+# FileCheck and the other LLVM tools the tests use: 14's, or, inside the
+# Debian 13 root, 17's.
+tools_dir() { # <version>
+  [[ $1 == 1[78] ]] && echo /usr/lib/llvm-17/bin || echo /usr/lib/llvm-14/bin
+}
+
+# The plugin directory `ompdpu run` puts on the library path for version v.
+plugin_dir() { # <version>
+  [[ $1 == 1[78] ]] && echo "$BUILD/lib/ompdpu/llvm$1" || echo "$BUILD/lib/ompdpu"
+}
+
+# Run lit on these paths, inside the Debian 13 root for 17 and 18.
+run_lit() { # <version> <path>...
+  local v=$1
+  shift
+  if [[ $v == 1[78] ]]; then
+    nice -n 10 "$SRC/scripts/debian13-root.sh" --bind "$SRC" --bind "$BUILD" -- \
+      /usr/bin/python3 /usr/lib/llvm-17/build/utils/lit/lit.py -sv -j2 "$@"
+  else
+    nice -n 10 "$PY" "$LIT" -sv -j2 "$@"
+  fi
+}
+
+# The tests of tests/lit/offload that version v runs, one name a line: all
+# but those skip-<v>.txt names (14: none, lit-e2e runs them all with clang-14).
+test_list() { # <version>
+  local skip=$HERE/skip-$1.txt t
+  [[ $1 == 14 ]] && return 0
+  for t in "$SRC"/tests/lit/offload/*.c "$SRC"/tests/lit/offload/*.cpp; do
+    t=$(basename "$t")
+    [[ -f $skip ]] && sed 's/#.*//; s/[[:space:]]*$//' "$skip" | grep -qxF -- "$t" && continue
+    echo "$t"
+  done
+}
+
+fail=0
+for v in "${VERSIONS[@]}"; do
+  start=$SECONDS
+  root=none
+  case $v in
+  14) ;;
+  17 | 18) "$SRC/scripts/debian13-root.sh" --path >/dev/null ;;
+  *) root=$(fetch "$v") ;;
+  esac
+  out=$BUILD/tests/llvm-versions/$v
+  make_wrappers "$v" "$out/bin" "$root"
+  write_site "$v" "$out/suite" "$SRC/tests/lit" "$out/bin"
+  write_site "$v" "$out/checks" "$HERE/checks" "$out/bin"
+  paths=("$out/checks")
+  while read -r t; do
+    paths+=("$out/suite/offload/$t")
+  done < <(test_list "$v")
+  skipped=0
+  for t in $(sed 's/#.*//' "$HERE/skip-$v.txt" 2>/dev/null); do
+    [[ -f $SRC/tests/lit/offload/$t ]] || die "skip-$v.txt names $t: no tests/lit/offload/$t"
+    skipped=$((skipped + 1))
+  done
+  mkdir -p "$out/suite/offload"
+  log "LLVM $v: checks/ and $((${#paths[@]} - 1)) offload tests ($skipped skipped, see skip-$v.txt)"
+  if run_lit "$v" "${paths[@]}"; then
+    log "LLVM $v: passed in $((SECONDS - start)) s"
+  else
+    log "LLVM $v: FAILED (after $((SECONDS - start)) s)"
+    fail=1
+  fi
+done
+exit $fail
