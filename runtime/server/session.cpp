@@ -349,10 +349,19 @@ int runSession(const SessionOptions &Opts) {
     log(LogLevel::Error, "session: cannot confine it: %s", S.message().c_str());
     _exit(1);
   }
+  SessionOptions Confined = Opts;
+  if (!Opts.SameHost) {
+    // Without capabilities a session may not read a non-dumpable peer's
+    // memory (cma) nor open its descriptors through /proc (UCX's posix
+    // segments): peer sessions on one machine share memory by name.
+    if (Confined.Transports.empty())
+      Confined.Transports = "^cma";
+    setenv("UCX_POSIX_USE_PROC_LINK", "n", /*overwrite=*/0);
+  }
   installCrashReporter(Opts.ControlFd);
   if (Opts.OutputFd >= 0)
     OutputCapture::install(Opts.OutputFd);
-  Session S(Opts);
+  Session S(Confined);
   int Rc = S.run();
   if (OutputCapture *C = OutputCapture::active())
     C->stop();

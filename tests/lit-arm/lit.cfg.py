@@ -13,6 +13,7 @@
 # `lit-arm`, does it), not per test; its name comes from --param vm_name=NAME, else
 # $OMPDPU_VM_NAME, else "lit-arm". Straight from the source tree (no site config) only
 # tests/lit-arm/arm runs, with the build in --param ompdpu_build=DIR or <source>/build.
+import glob
 import os
 import shutil
 import subprocess
@@ -140,6 +141,9 @@ subs = [
     ("%guest", guest_ip),
     ("%no-host", guest_ip.rsplit(".", 1)[0] + ".3"),   # in the guest's subnet, unused
     ("%lit-src", os.path.join(_src, "tests", "lit")),
+    # Every dnn-kernels source, as the dnnk library builds them.
+    ("%dnnk-sources", " ".join(sorted(
+        glob.glob(os.path.join(_src, "dnn-kernels", "src", "*.c"))))),
     ("%src-root", _src),
     ("%ompdpu", _run_prefix + ompdpu),
     # A plain C compiler for the host: programs without OpenMP (that dlopen one).
