@@ -59,8 +59,8 @@ make_root
 mounts="mount -t proc proc '$ROOT/proc' && mount --rbind /dev '$ROOT/dev' &&
   mount --rbind /sys '$ROOT/sys' && mount -t tmpfs tmpfs '$ROOT/tmp'"
 for d in "${BINDS[@]}"; do
-  mkdir -p "$ROOT$d"
-  mounts+=" && mount --bind '$d' '$ROOT$d'"
+  # Made after the tmpfs on /tmp, which would hide a mount point below it.
+  mounts+=" && mkdir -p '$ROOT$d' && mount --bind '$d' '$ROOT$d'"
 done
 # The mounts live and die with this namespace: nothing to clean up.
 exec unshare -m --propagation private sh -c "$mounts && exec chroot '$ROOT' \"\$@\"" sh "$@"
