@@ -13,22 +13,9 @@
 
 #pragma omp declare target
 
-/* Smaller of two longs. */
-static inline long min_l(long a, long b) { return a < b ? a : b; }
-
-/* n rounded up to a multiple of step. */
-static inline long round_up(long n, long step) {
-  return (n + step - 1) / step * step;
-}
-
 /* Floats that hold count objects of size bytes, plus room to align. */
 static inline size_t floats_for(size_t count, size_t size) {
   return (count * size + sizeof(float) - 1) / sizeof(float) + 16;
-}
-
-/* Aligns p up to a 64-byte cache line. */
-static inline float *align64(float *p) {
-  return (float *)(((uintptr_t)p + 63) & ~(uintptr_t)63);
 }
 
 /* Columns per block of the wide product: at most DNNK_CG_NB, a B block of

@@ -15,11 +15,26 @@
 #include "dnnk.h"
 #include "gemm_config.h"
 
+#include <stdint.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 #pragma omp declare target
+
+/* Smaller of two longs. */
+static inline long min_l(long a, long b) { return a < b ? a : b; }
+
+/* n rounded up to a multiple of step. */
+static inline long round_up(long n, long step) {
+  return (n + step - 1) / step * step;
+}
+
+/* Aligns p up to a 64-byte cache line. */
+static inline float *align64(float *p) {
+  return (float *)(((uintptr_t)p + 63) & ~(uintptr_t)63);
+}
 
 /* A 4D tensor seen as [image][channel][row][column] through strides. */
 typedef struct cg_tensor {

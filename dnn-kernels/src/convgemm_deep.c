@@ -12,19 +12,6 @@
 
 #pragma omp declare target
 
-/* Smaller of two longs. */
-static inline long min_l(long a, long b) { return a < b ? a : b; }
-
-/* n rounded up to a multiple of step. */
-static inline long round_up(long n, long step) {
-  return (n + step - 1) / step * step;
-}
-
-/* Aligns p up to a 64-byte cache line. */
-static inline float *align64(float *p) {
-  return (float *)(((uintptr_t)p + 63) & ~(uintptr_t)63);
-}
-
 /* Rows of B^T packed at a time: whole slivers, about DNNK_CG_BLOCK floats. */
 static long bt_rows(const cg_gather *g) {
   long fit = DNNK_CG_BLOCK / DNNK_KC / DNNK_NR * DNNK_NR;

@@ -15,19 +15,6 @@
  * loads fit the 32 vector registers of AVX-512 and NEON. */
 #define DT 4
 
-/* Smaller of two longs. */
-static inline long min_l(long a, long b) { return a < b ? a : b; }
-
-/* n rounded up to a multiple of step. */
-static inline long round_up(long n, long step) {
-  return (n + step - 1) / step * step;
-}
-
-/* Aligns p up to a 64-byte cache line. */
-static inline float *align64(float *p) {
-  return (float *)(((uintptr_t)p + 63) & ~(uintptr_t)63);
-}
-
 #if defined(__GNUC__) && !defined(DNNK_PLAIN_MICRO)
 
 /* One vector register of floats. */

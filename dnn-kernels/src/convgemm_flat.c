@@ -14,21 +14,8 @@
 
 #pragma omp declare target
 
-/* Smaller of two longs. */
-static inline long min_l(long a, long b) { return a < b ? a : b; }
-
 /* Larger of two longs. */
 static inline long max_l(long a, long b) { return a > b ? a : b; }
-
-/* n rounded up to a multiple of step. */
-static inline long round_up(long n, long step) {
-  return (n + step - 1) / step * step;
-}
-
-/* Aligns p up to a 64-byte cache line. */
-static inline float *align64(float *p) {
-  return (float *)(((uintptr_t)p + 63) & ~(uintptr_t)63);
-}
 
 /* floor(a / s) for s > 0. */
 static inline int floor_div(int a, int s) {

@@ -7,9 +7,6 @@
 
 #pragma omp declare target
 
-/* Smaller of two longs. */
-static inline long min_long(long a, long b) { return a < b ? a : b; }
-
 /* First grid index o with o * s + off >= 0. */
 static inline int first_in(int off, int s) {
   return off >= 0 ? 0 : (-off + s - 1) / s;
@@ -20,7 +17,7 @@ static inline int end_in(int off, int s, int size, int out) {
   if (size - off <= 0)
     return 0;
   long e = (size - off + s - 1) / s;
-  return (int)min_long(out, e);
+  return (int)min_l(out, e);
 }
 
 int cg_make_runs(const cg_gather *g, long p0, int count, int split, int kc,
@@ -30,14 +27,14 @@ int cg_make_runs(const cg_gather *g, long p0, int count, int split, int kc,
   for (int c = 0; c < count;) {
     long p = p0 + c;
     int lane = c % split, sl = c / split;
-    int room = (int)min_long(split - lane, count - c);
+    int room = (int)min_l(split - lane, count - c);
     cg_run r = {-1, 0, 0, room, sl * kc * split + lane, 0};
     if (p < total) {
       long rem = p % per_img;
       r.b = (int)(p / per_img);
       r.u = (int)(rem / g->gv);
       r.v0 = (int)(rem % g->gv);
-      r.len = (int)min_long(min_long(room, g->gv - r.v0), total - p);
+      r.len = (int)min_l(min_l(room, g->gv - r.v0), total - p);
       r.base = r.b * g->t.bs + (long)r.u * g->sy * g->t.ys +
                (long)r.v0 * g->sx * g->t.xs;
     }

@@ -10,19 +10,6 @@
 
 #pragma omp declare target
 
-/* Smaller of two longs. */
-static inline long min_l(long a, long b) { return a < b ? a : b; }
-
-/* n rounded up to a multiple of step. */
-static inline long round_up(long n, long step) {
-  return (n + step - 1) / step * step;
-}
-
-/* Aligns p up to a 64-byte cache line. */
-static inline float *align64(float *p) {
-  return (float *)(((uintptr_t)p + 63) & ~(uintptr_t)63);
-}
-
 /* dst[p * ld + i] = s[i][p] for i < 4, p < kc. */
 static void transpose4(const float *const *s, int kc, float *dst, long ld) {
   int p = 0;
