@@ -17,7 +17,7 @@ die() { echo "debian13-root: error: $*" >&2; exit 1; }
 CACHE=$(realpath -m "${OMPDPU_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ompdpu}")
 ROOT=$CACHE/debian13/root
 PACKAGES=(clang-17 clang-tools-17 libomp-17-dev llvm-17-tools clang-18 clang-tools-18 libucx0 libffi8
-  libelf1t64 libopenmpi40 python3 python3-psutil binutils libc6-dev)
+  libelf1t64 libsodium23 libmunge2 libopenmpi40 python3 python3-psutil binutils libc6-dev)
 MIRROR=${OMPDPU_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 
 make_root() {

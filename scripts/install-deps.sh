@@ -9,6 +9,8 @@ PACKAGES=(
   pkg-config python3 python3-psutil
   # the runtime's libraries
   libucx-dev ucx-utils libffi-dev libelf-dev libseccomp-dev
+  # authentication: key files (libsodium) and MUNGE (munged runs in the tests)
+  libsodium-dev libmunge-dev munge
   # tests and benchmarks (OpenBLAS, BLIS and oneDNN are the kernels' references)
   libgtest-dev libgmock-dev libbenchmark-dev libopenblas-dev libblis-dev
   libdnnl-dev openmpi-bin libopenmpi-dev

@@ -166,7 +166,11 @@ int runDevice() {
   auto Addrs = parseDeviceList(List);
   if (!Addrs || Addrs->empty())
     die("OMPDPU_DEVICES: cannot parse '" + std::string(List) + "'");
-  ClientConfig Cfg;
+  // OMPDPU_KEY and the timeouts, as the plugin reads them.
+  auto FromEnv = loadClientConfig([](const char *N) { return std::getenv(N); });
+  if (!FromEnv)
+    die(FromEnv.status().message());
+  ClientConfig Cfg = *FromEnv;
   std::string ImagePath = ownDirectory() + "/ompdpu-layers-kernel.so";
   std::ifstream F(ImagePath, std::ios::binary);
   std::vector<char> Image((std::istreambuf_iterator<char>(F)), {});

@@ -42,17 +42,19 @@ Status Connection::finish(Clock::time_point Deadline) {
 }
 
 Status Connection::sendHello(const std::string &WantIsa) {
+  auto C = loadCredentials(Cfg);
+  if (!C)
+    return C.status().withContext("cannot connect");
+  Creds = std::move(*C);
+  Hi = helloFor(WantIsa);
+  introduce(Creds, Hi);
   if (Status S = Ends.connectSupervisor(Addr); !S.ok())
     return S;
-  HelloTicket = issue(MsgType::Hello, helloFor(WantIsa), 0, 0, nullptr, 0,
-                      Lane::Supervisor);
+  HelloTicket = issue(MsgType::Hello, Hi, 0, 0, nullptr, 0, Lane::Supervisor);
   return Status();
 }
 
-Status Connection::completeHandshake(Clock::time_point Deadline) {
-  Ticket T = std::move(HelloTicket);
-  if (!T)
-    return Status::error("cannot connect: no handshake under way");
+Status Connection::awaitHandshake(const Ticket &T, Clock::time_point Deadline) {
   // The handshake has its own (connect) timeout.
   if (!waitUntil(T, Deadline)) {
     std::lock_guard<std::mutex> L(M);
@@ -60,19 +62,60 @@ Status Connection::completeHandshake(Clock::time_point Deadline) {
                                        "(OMPDPU_CONNECT_TIMEOUT)",
                                        Cfg.ConnectTimeout)));
   }
-  if (!T->Result.ok())
-    return T->Result.withContext("cannot connect");
+  return T->Result.ok() ? Status() : T->Result.withContext("cannot connect");
+}
+
+Expected<Ticket> Connection::prove(const Ticket &Challenge) {
+  AuthChallenge Ch;
+  Reader Body(Challenge->Payload.data(), Challenge->Payload.size());
+  if (!decodeBody(Body, Ch).ok())
+    return Status::error(ErrorCode::Auth,
+                         "cannot connect: malformed authentication challenge");
+  auto Proof = answerChallenge(Creds, Hi, Ch);
+  if (!Proof) {
+    // An empty proof, so that the server logs the failed attempt too.
+    Ticket Refused = issue(MsgType::AuthProof, AuthProof(), 0, 0, nullptr, 0,
+                           Lane::Supervisor);
+    waitUntil(Refused, Clock::now() + std::chrono::milliseconds(500));
+    return Proof.status().withContext("cannot connect");
+  }
+  return issue(MsgType::AuthProof, *Proof, 0, 0, nullptr, 0, Lane::Supervisor);
+}
+
+Status Connection::completeHandshake(Clock::time_point Deadline) {
+  Ticket T = std::move(HelloTicket);
+  if (!T)
+    return Status::error("cannot connect: no handshake under way");
+  if (Status S = awaitHandshake(T, Deadline); !S.ok())
+    return S;
+  if (T->ReplyType == MsgType::AuthChallenge) {
+    auto Sent = prove(T);
+    if (!Sent)
+      return Sent.status();
+    T = std::move(*Sent);
+    if (Status S = awaitHandshake(T, Deadline); !S.ok())
+      return S;
+  }
+  if (T->ReplyType != MsgType::HelloReply)
+    return Status::error("cannot connect: unexpected handshake answer");
   Reader Body(T->Payload.data(), T->Payload.size());
   auto Got = acceptHelloReply(Body);
   if (!Got)
     return Got.status();
+  // A server that skipped the challenge has proved nothing about itself.
+  if (Creds.Method != AuthMethod::None && T->Type == MsgType::Hello)
+    return Status::error(ErrorCode::Auth,
+                         "cannot connect: the server did not authenticate "
+                         "itself (it runs --insecure?); set OMPDPU_AUTH=none "
+                         "to use it anyway");
   Info = std::move(*Got);
   // The session's transports match the ones chosen here (see the
   // supervisor).
   {
     std::lock_guard<std::mutex> L(M);
     if (Status S = Ends.connectSession(
-            Info.SessionAddress, transport::sessionTransports(Info.SameHost));
+            Info.SessionAddress,
+            transport::sessionTransports(Info.SameHost, Info.OtherAccount));
         !S.ok())
       return S;
   }

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "client/credentials.h"
 #include "client/handshake.h"
 #include "client/request_link.h"
 #include "common/config.h"
@@ -97,7 +98,14 @@ private:
       : RequestLink(A, C, std::move(Make)) {}
   Status sendHello(const std::string &WantIsa);
   Status completeHandshake(std::chrono::steady_clock::time_point Deadline);
+  /// Wait for the answer to a handshake step, until Deadline.
+  Status awaitHandshake(const Ticket &T,
+                        std::chrono::steady_clock::time_point Deadline);
+  /// Answer the server's challenge; the ticket of the proof sent.
+  Expected<Ticket> prove(const Ticket &Challenge);
   Ticket HelloTicket; ///< the handshake under way (between start and finish)
+  Credentials Creds;
+  protocol::Hello Hi; ///< what this client said (its nonce)
   ServerInfo Info;
 };
 

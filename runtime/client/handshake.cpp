@@ -37,7 +37,8 @@ Expected<ServerInfo> acceptHelloReply(Reader &Body) {
   Info.Version = R.Version;
   Info.Token = R.Token;
   Info.SessionAddress = R.SessionAddress;
-  Info.SameHost = R.SameHost;
+  Info.SameHost = R.SameHost == 1;
+  Info.OtherAccount = R.SameHost == 2;
   return Info;
 }
 

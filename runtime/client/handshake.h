@@ -19,7 +19,8 @@ struct ServerInfo {
   uint16_t Version = 0;
   uint64_t Token = 0;
   std::vector<uint8_t> SessionAddress;
-  bool SameHost = false; ///< the server shares this machine's kernel
+  bool SameHost = false;     ///< the session shares this machine and account
+  bool OtherAccount = false; ///< same machine, the session another user's
 };
 
 /// The Hello this process sends (WantIsa: refuse servers of another ISA).

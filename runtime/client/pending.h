@@ -40,6 +40,9 @@ struct PendingOp {
   std::vector<LateCopy> Then;
   bool RunsKernel = false;      ///< a Run, or a Batch that runs a kernel
   std::vector<uint8_t> Payload; ///< bulk data of a LoadImage reply
+  /// A handshake step's answer (HelloReply or AuthChallenge; its body is
+  /// the Payload).
+  protocol::MsgType ReplyType = protocol::MsgType::Reply;
   std::chrono::steady_clock::time_point Issued;
 };
 using Ticket = std::shared_ptr<PendingOp>;

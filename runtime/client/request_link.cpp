@@ -186,11 +186,12 @@ bool RequestLink::onMessage(const uint8_t *Ctrl, size_t Len,
   // the launch path): completeOp() removes it from the table last, and
   // nothing below touches T after completeOp().
   const Ticket &T = *Found;
-  if (H.Type == MsgType::HelloReply) {
-    // Read by the handshake (acceptHelloReply), which knows what it means.
+  if (H.Type == MsgType::HelloReply || H.Type == MsgType::AuthChallenge) {
+    // Read by the handshake, which knows what it means.
     size_t N = Body.remaining();
     const uint8_t *P = Body.view(N);
     T->Payload.assign(P, P + N);
+    T->ReplyType = H.Type;
     completeOp(T, Status());
     return false;
   }

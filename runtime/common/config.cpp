@@ -139,6 +139,23 @@ Expected<ClientConfig> loadClientConfig(const EnvLookup &Env) {
       return Status::error("OMPDPU_YIELD must be 0 or 1, not '" + Y + "'");
   }
 
+  if (const char *V = Env("OMPDPU_AUTH"); V && *V) {
+    C.Auth = V;
+    if (C.Auth != "auto" && C.Auth != "key" && C.Auth != "munge" &&
+        C.Auth != "none")
+      return Status::error("OMPDPU_AUTH must be auto, key, munge or none, "
+                           "not '" +
+                           C.Auth + "'");
+  }
+  if (const char *V = Env("OMPDPU_KEY"); V && *V)
+    C.KeyFile = V;
+  else if (const char *X = Env("XDG_CONFIG_HOME"); X && *X)
+    C.KeyFile = std::string(X) + "/ompdpu/key";
+  else if (const char *H = Env("HOME"); H && *H)
+    C.KeyFile = std::string(H) + "/.config/ompdpu/key";
+  if (const char *V = Env("OMPDPU_MUNGE_SOCKET"); V && *V)
+    C.MungeSocket = V;
+
   if (const char *V = Env("OMPDPU_DEVICES")) {
     C.DevicesFrom = "OMPDPU_DEVICES";
     if (!*V)

@@ -30,6 +30,12 @@ struct ClientConfig {
   /// microseconds while it polls (host processes sharing a core, as Open
   /// MPI's mpi_yield_when_idle).
   bool YieldWhenIdle = false;
+  /// OMPDPU_AUTH: "key", "munge", "none" or "auto" (a key if there is one,
+  /// else MUNGE if munged runs here, else none).
+  std::string Auth = "auto";
+  /// OMPDPU_KEY, else $XDG_CONFIG_HOME/ompdpu/key (~/.config/ompdpu/key).
+  std::string KeyFile;
+  std::string MungeSocket; ///< OMPDPU_MUNGE_SOCKET ("": munged's default)
 };
 
 /// Looks up an environment variable (nullptr if unset).

@@ -27,6 +27,7 @@ enum class ErrorCode {
   OtherIsa,    ///< the server runs another ISA than the client wants
   Unreachable, ///< no transport reaches the peer (UCX's "unreachable")
   Busy,        ///< the server serves as many sessions as it may
+  Auth,        ///< authentication failed or the user is not allowed
 };
 
 /// The outcome of an operation: success, or a message saying what failed.

@@ -49,6 +49,10 @@ const char *typeName(MsgType T) {
     return "SessionReady";
   case MsgType::SessionCrash:
     return "SessionCrash";
+  case MsgType::AuthChallenge:
+    return "AuthChallenge";
+  case MsgType::AuthProof:
+    return "AuthProof";
   }
   return "Unknown";
 }
@@ -90,12 +94,43 @@ void Hello::encode(Writer &W) const {
   W.putString(ClientName);
   W.putString(Isa);
   W.putString(BootId);
+  W.put(static_cast<uint8_t>(Method));
+  W.putString(User);
+  W.putBytes(ClientNonce.data(), ClientNonce.size());
+  W.put(Uid);
 }
 bool Hello::decode(Reader &R) {
-  return R.get(MinVersion) && R.get(MaxVersion) &&
-         R.getString(ClientName, 256) && R.getString(Isa, 64) &&
-         R.getString(BootId, 64);
+  uint8_t M = 0;
+  if (!(R.get(MinVersion) && R.get(MaxVersion) &&
+        R.getString(ClientName, 256) && R.getString(Isa, 64) &&
+        R.getString(BootId, 64) && R.get(M) && R.getString(User, 256) &&
+        R.getBytes(ClientNonce, kNonceBytes) && R.get(Uid)))
+    return false;
+  Method = static_cast<AuthMethod>(M);
+  return M <= static_cast<uint8_t>(AuthMethod::Munge);
 }
+
+// A MUNGE credential is about 200 bytes; 4 KiB leaves room for big payloads.
+constexpr size_t kMaxProof = 4096;
+
+void AuthChallenge::encode(Writer &W) const {
+  W.put(static_cast<uint8_t>(Method));
+  W.putBytes(ServerNonce.data(), ServerNonce.size());
+  W.putBytes(Proof.data(), Proof.size());
+}
+bool AuthChallenge::decode(Reader &R) {
+  uint8_t M = 0;
+  if (!(R.get(M) && R.getBytes(ServerNonce, kNonceBytes) &&
+        R.getBytes(Proof, kMaxProof)))
+    return false;
+  Method = static_cast<AuthMethod>(M);
+  return M <= static_cast<uint8_t>(AuthMethod::Munge);
+}
+
+void AuthProof::encode(Writer &W) const {
+  W.putBytes(Proof.data(), Proof.size());
+}
+bool AuthProof::decode(Reader &R) { return R.getBytes(Proof, kMaxProof); }
 
 void HelloReply::encode(Writer &W) const {
   W.put(Code);
@@ -256,6 +291,8 @@ ErrorCode errorCodeOf(int32_t ReplyCode) {
     return ErrorCode::OtherIsa;
   case kErrBusy:
     return ErrorCode::Busy;
+  case kErrAuth:
+    return ErrorCode::Auth;
   default:
     return ErrorCode::Generic;
   }

@@ -22,7 +22,7 @@ namespace ompdpu::protocol {
 /// "OD" in little-endian byte order.
 constexpr uint16_t kMagic = 0x444f;
 /// The protocol version this build speaks.
-constexpr uint16_t kVersion = 5;
+constexpr uint16_t kVersion = 6;
 /// The active-message id of frames that may carry bulk data (the frame is
 /// the message's header, the bulk data its data).
 constexpr unsigned kAmId = 7;
@@ -39,28 +39,30 @@ constexpr size_t kMaxBody = 1 << 20;
 
 /// The kind of a frame.
 enum class MsgType : uint8_t {
-  Hello = 1,    ///< client -> supervisor: protocol range, client name
-  HelloReply,   ///< supervisor -> client: device facts and session address
-  Attach,       ///< client -> session: proves the client owns the session
-  Reply,        ///< any answer: status, a value, optional bulk data
-  Alloc,        ///< allocate device memory
-  Free,         ///< free device memory
-  Submit,       ///< host -> device copy; the bytes are the bulk data
-  Retrieve,     ///< device -> host copy; the reply carries the bytes
-  LoadImage,    ///< load a device image; the image is the bulk data
-  Run,          ///< run a kernel with pointer-sized arguments
-  ExchangeOut,  ///< ask a session to push device bytes to a peer session
-  PeerSubmit,   ///< session -> session copy into the peer's memory
-  Ping,         ///< liveness check; answered with an empty Reply
-  Bye,          ///< orderly disconnect
-  SessionExit,  ///< supervisor -> client: the session process ended
-  Batch,        ///< a queue's small copies in, kernel run and copies out
-  Landed,       ///< answered once a queue's operation has its in bytes placed
-  Output,       ///< session (or supervisor) -> client: what kernels printed
-  SessionSetup, ///< supervisor -> session (its channel): the session's terms
-  SessionReady, ///< session -> supervisor: the session's worker address
-  SessionCrash, ///< session -> supervisor: dying of a signal in a kernel
-  Last = SessionCrash
+  Hello = 1,     ///< client -> supervisor: protocol range, client name
+  HelloReply,    ///< supervisor -> client: device facts and session address
+  Attach,        ///< client -> session: proves the client owns the session
+  Reply,         ///< any answer: status, a value, optional bulk data
+  Alloc,         ///< allocate device memory
+  Free,          ///< free device memory
+  Submit,        ///< host -> device copy; the bytes are the bulk data
+  Retrieve,      ///< device -> host copy; the reply carries the bytes
+  LoadImage,     ///< load a device image; the image is the bulk data
+  Run,           ///< run a kernel with pointer-sized arguments
+  ExchangeOut,   ///< ask a session to push device bytes to a peer session
+  PeerSubmit,    ///< session -> session copy into the peer's memory
+  Ping,          ///< liveness check; answered with an empty Reply
+  Bye,           ///< orderly disconnect
+  SessionExit,   ///< supervisor -> client: the session process ended
+  Batch,         ///< a queue's small copies in, kernel run and copies out
+  Landed,        ///< answered once a queue's operation has its in bytes placed
+  Output,        ///< session (or supervisor) -> client: what kernels printed
+  SessionSetup,  ///< supervisor -> session (its channel): the session's terms
+  SessionReady,  ///< session -> supervisor: the session's worker address
+  SessionCrash,  ///< session -> supervisor: dying of a signal in a kernel
+  AuthChallenge, ///< supervisor -> client: its nonce and its proof
+  AuthProof,     ///< client -> supervisor: the client's proof
+  Last = AuthProof
 };
 
 /// Printable name of a message type ("Submit").
@@ -95,10 +97,21 @@ enum ReplyCode : int32_t {
   kErrPeer = 7,     ///< a peer session could not be reached
   kErrIsa = 8,      ///< the client wants another ISA
   kErrBusy = 9,     ///< the server serves as many sessions as it may
+  kErrAuth = 10,    ///< the client is not authenticated (or not allowed)
 };
 
 /// The Status code a reply code stands for.
 ErrorCode errorCodeOf(int32_t ReplyCode);
+
+/// How a client proves who it is (PROTOCOL.md, "Authentication").
+enum class AuthMethod : uint8_t {
+  None = 0,  ///< only a server started with --insecure accepts it
+  Key = 1,   ///< HMAC-SHA256 challenge and response with a shared key file
+  Munge = 2, ///< MUNGE credentials in both directions
+};
+
+/// Size of each side's nonce.
+constexpr size_t kNonceBytes = 32;
 
 struct Hello {
   uint16_t MinVersion = kVersion;
@@ -106,6 +119,27 @@ struct Hello {
   std::string ClientName;
   std::string Isa;    ///< ISA the client wants; empty: any (no session if not)
   std::string BootId; ///< the client kernel's boot id: same machine?
+  AuthMethod Method = AuthMethod::None;
+  std::string User;                 ///< Key: whose key the client holds
+  std::vector<uint8_t> ClientNonce; ///< kNonceBytes, fresh per connection
+  uint32_t Uid = 0; ///< the client process's uid (transport choice only)
+  void encode(Writer &W) const;
+  bool decode(Reader &R);
+};
+
+/// The server's nonce and its proof that it holds the key (or a MUNGE
+/// credential over both nonces), answering a Hello.
+struct AuthChallenge {
+  AuthMethod Method = AuthMethod::None;
+  std::vector<uint8_t> ServerNonce;
+  std::vector<uint8_t> Proof;
+  void encode(Writer &W) const;
+  bool decode(Reader &R);
+};
+
+/// The client's proof over both nonces.
+struct AuthProof {
+  std::vector<uint8_t> Proof;
   void encode(Writer &W) const;
   bool decode(Reader &R);
 };
@@ -120,7 +154,9 @@ struct HelloReply {
   uint64_t Token = 0;  ///< secret that attaches the client to its session
   std::vector<uint8_t> SessionAddress; ///< packed UCX worker address
   std::string Hostname;
-  uint8_t SameHost = 0; ///< client and server share a kernel (emulated DPU)
+  /// 1: client and session share a kernel and an account (emulated DPU);
+  /// 2: a kernel only (the session runs as another user); 0: neither.
+  uint8_t SameHost = 0;
   void encode(Writer &W) const;
   bool decode(Reader &R);
 };

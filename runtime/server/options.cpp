@@ -14,8 +14,41 @@ const char *serverUsage() {
          "[--memory BYTES] [--ready-fd N] [--spin-us N] [--shared-cores]\n"
          "       [--handshake-timeout S] [--max-sessions N] [--verbose] "
          "[--mpi]\n"
+         "       (--key FILE... | --munge | --insecure) [--munge-socket PATH] "
+         "[--root-user NAME]\n"
+         "       [--max-sessions-per-user N] [--max-open-files N] "
+         "[--max-processes N] [--address-space BYTES]\n"
          "  --listen ADDR:PORT  address to accept clients on (default "
-         "0.0.0.0:18515; port 0 picks a free port)\n"
+         "127.0.0.1:18515; on a\n"
+         "                      BlueField the host-facing interface, e.g. "
+         "192.168.100.2:18515\n"
+         "                      (tmfifo_net0); 0.0.0.0: every interface; "
+         "port 0 picks a free port)\n"
+         "  --key FILE          accept clients that hold this key (`ompdpu key "
+         "create FILE`);\n"
+         "                      they run as the file's owner (repeatable: one "
+         "per user)\n"
+         "  --munge             accept clients with a MUNGE credential; they "
+         "run as its uid\n"
+         "  --munge-socket PATH munged's socket (default "
+         "/run/munge/munge.socket.2)\n"
+         "  --insecure          also serve clients that do not authenticate "
+         "(as this server's\n"
+         "                      user); without a key or MUNGE the server "
+         "refuses to start\n"
+         "                      unless told so\n"
+         "  --root-user NAME    account of clients authenticated as root "
+         "(default ompdpu)\n"
+         "  --root-sessions     run root's sessions as root: only for a "
+         "private emulated DPU\n"
+         "                      started by root (ompdpu run --emulate)\n"
+         "  --max-sessions-per-user N  sessions one user may hold (default "
+         "16)\n"
+         "  --max-open-files N  open files per session (default 4096)\n"
+         "  --max-processes N   processes and threads of a session's user "
+         "(default 4096)\n"
+         "  --address-space BYTES  virtual memory per session (default: "
+         "--memory + 16G)\n"
          "  --cores LIST        cores kernels may use, e.g. 0-3,6 (default: "
          "all this process may use)\n"
          "  --memory BYTES      device memory per client, e.g. 8G (default: "
@@ -143,6 +176,38 @@ Expected<ServerOptions> parseServerOptions(int Argc, char **Argv) {
       if (!Value(V) || !parseUnsigned(V, N) || N == 0 || N > 65535)
         return Status::error("--max-sessions needs a number from 1 to 65535");
       O.MaxSessions = static_cast<unsigned>(N);
+    } else if (A == "--max-sessions-per-user") {
+      if (!Value(V) || !parseUnsigned(V, N) || N == 0 || N > 65535)
+        return Status::error(
+            "--max-sessions-per-user needs a number from 1 to 65535");
+      O.MaxSessionsPerUser = static_cast<unsigned>(N);
+    } else if (A == "--key") {
+      if (!Value(V) || V.empty())
+        return Status::error("--key needs a key file");
+      O.Keys.push_back(V);
+    } else if (A == "--munge") {
+      O.Munge = true;
+    } else if (A == "--munge-socket") {
+      if (!Value(O.MungeSocket) || O.MungeSocket.empty())
+        return Status::error("--munge-socket needs a path");
+    } else if (A == "--insecure") {
+      O.Insecure = true;
+    } else if (A == "--root-user") {
+      if (!Value(O.RootUser) || O.RootUser.empty())
+        return Status::error("--root-user needs an account name");
+    } else if (A == "--root-sessions") {
+      O.RootSessions = true;
+    } else if (A == "--max-open-files" || A == "--max-processes") {
+      if (!Value(V) || !parseUnsigned(V, N) || N < 64)
+        return Status::error(A + " needs a number of at least 64");
+      (A == "--max-open-files" ? O.MaxOpenFiles : O.MaxProcesses) = N;
+    } else if (A == "--address-space") {
+      if (!Value(V))
+        return Status::error("--address-space needs a size");
+      auto B = parseByteSize(V);
+      if (!B)
+        return B.status().withContext("--address-space");
+      O.AddressSpace = *B;
     } else if (A == "--shared-cores") {
       O.SharedCores = true;
     } else if (A == "--verbose" || A == "-v") {

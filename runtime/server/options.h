@@ -11,16 +11,30 @@ namespace ompdpu::server {
 
 /// Parsed command line of ompdpu-server.
 struct ServerOptions {
-  std::string Listen = "0.0.0.0:18515"; ///< --listen ADDR:PORT
-  std::vector<int> Cores;               ///< --cores LIST (empty: all)
-  uint64_t Memory = 0;                  ///< --memory BYTES (0: 90% of RAM)
-  int ReadyFd = -1;                     ///< --ready-fd N: write port there
-  bool Verbose = false;                 ///< --verbose
-  double SpinMicros = 1000;             ///< --spin-us N
+  /// --listen ADDR:PORT (on a BlueField: the host-facing interface's
+  /// address, e.g. tmfifo_net0's 192.168.100.2).
+  std::string Listen = "127.0.0.1:18515";
+  std::vector<int> Cores;   ///< --cores LIST (empty: all)
+  uint64_t Memory = 0;      ///< --memory BYTES (0: 90% of RAM)
+  int ReadyFd = -1;         ///< --ready-fd N: write port there
+  bool Verbose = false;     ///< --verbose
+  double SpinMicros = 1000; ///< --spin-us N
   /// --handshake-timeout S: a connection that sends no Hello this long is
   /// dropped.
   double HandshakeTimeout = 10;
-  unsigned MaxSessions = 64; ///< --max-sessions N
+  unsigned MaxSessions = 64;        ///< --max-sessions N
+  unsigned MaxSessionsPerUser = 16; ///< --max-sessions-per-user N
+  std::vector<std::string> Keys;    ///< --key FILE (repeatable)
+  bool Munge = false;               ///< --munge
+  std::string MungeSocket;          ///< --munge-socket PATH ("": default)
+  bool Insecure = false;            ///< --insecure: serve unauthenticated
+  std::string RootUser = "ompdpu";  ///< --root-user NAME
+  bool RootSessions = false;        ///< --root-sessions (emulation as root)
+  uint64_t MaxOpenFiles = 4096;     ///< --max-open-files N (per session)
+  uint64_t MaxProcesses = 4096;     ///< --max-processes N (per user)
+  /// --address-space BYTES per session (0: --memory plus 16 GiB for code,
+  /// stacks and UCX's mappings).
+  uint64_t AddressSpace = 0;
   /// --shared-cores: other busy processes run on this server's cores
   /// (emulated DPUs): yield the core after every poll.
   bool SharedCores = false;

@@ -25,8 +25,29 @@ Expected<std::vector<uint8_t>> awaitSessionAddress(int ChannelFd) {
   return std::move(Ready.Address);
 }
 
-Expected<LaunchedSession> launchSession(const char *SelfExe,
-                                        SessionSetup Terms) {
+namespace {
+
+/// A line on the server's stderr from the forked child (no allocation).
+void childFailed(const char *Step) {
+  int Err = errno;
+  char Num[16];
+  int K = sizeof(Num);
+  Num[--K] = '\0';
+  do
+    Num[--K] = static_cast<char>('0' + Err % 10);
+  while ((Err /= 10) > 0 && K > 0);
+  for (const char *Part :
+       {"ompdpu-server: session cannot start: ", Step, " failed, errno ",
+        static_cast<const char *>(Num + K), "\n"})
+    if (write(2, Part, std::strlen(Part)) < 0)
+      break;
+}
+
+} // namespace
+
+Expected<LaunchedSession> launchSession(const char *SelfExe, SessionSetup Terms,
+                                        const SessionUser &User,
+                                        const SessionLimits &Limits) {
   int Fds[2];
   if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, Fds) != 0)
     return Status::error(format("socketpair: %s", std::strerror(errno)));
@@ -55,7 +76,12 @@ Expected<LaunchedSession> launchSession(const char *SelfExe,
     signal(SIGCHLD, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
     signal(SIGINT, SIG_DFL);
+    if (const char *Failed = enterSessionAccount(User, Limits)) {
+      childFailed(Failed);
+      _exit(126);
+    }
     execv(SelfExe, const_cast<char **>(Args));
+    childFailed("exec");
     _exit(127);
   }
   close(Fds[1]);

@@ -10,6 +10,7 @@
 
 #include "common/status.h"
 #include "protocol/session_channel.h"
+#include "server/session_user.h"
 
 #include <cstdint>
 #include <sys/types.h>
@@ -25,11 +26,13 @@ struct LaunchedSession {
   std::vector<uint8_t> Address; ///< the session worker's packed address
 };
 
-/// Start SelfExe as a session with Terms (OutputFd is filled in); the
-/// session has 10 s to become ready. On failure nothing is left running
-/// or open.
+/// Start SelfExe as a session with Terms (OutputFd is filled in), as
+/// account User under Limits; the session has 10 s to become ready. On
+/// failure nothing is left running or open.
 Expected<LaunchedSession> launchSession(const char *SelfExe,
-                                        protocol::SessionSetup Terms);
+                                        protocol::SessionSetup Terms,
+                                        const SessionUser &User,
+                                        const SessionLimits &Limits);
 
 /// Wait (at most 10 s) for the SessionReady of a session starting on
 /// ChannelFd.

@@ -6,6 +6,7 @@
 #include "common/log.h"
 #include "protocol/messages.h"
 #include "protocol/session_channel.h"
+#include "server/authenticator.h"
 #include "server/confinement.h"
 #include "server/image_loader.h"
 #include "server/output_leftovers.h"
@@ -55,18 +56,33 @@ struct ClientRec {
   std::unique_ptr<std::thread> Thread;
   std::unique_ptr<std::atomic<bool>> StopFlag;
   std::unique_ptr<std::atomic<bool>> Finished;
+  // Between the challenge and the client's proof:
+  bool Challenged = false;
+  PendingAuth Auth;
+  Hello Hi;
+  uid_t Uid = 0; ///< the account its session runs as
 };
 
 class Supervisor {
 public:
-  Supervisor(const ServerOptions &O, const char *Exe, unsigned Cores)
-      : Opts(O), SelfExe(Exe), Cores(Cores) {}
+  Supervisor(const ServerOptions &O, Authenticator A, const char *Exe,
+             unsigned Cores)
+      : Opts(O), Auth(std::move(A)), SelfExe(Exe), Cores(Cores) {}
   int run();
 
 private:
   bool onMessage(const uint8_t *Ctrl, size_t Len, const BulkData &D, Peer From);
   void onHello(Peer From, const Header &H, Reader &Body);
-  Status spawnSession(ClientRec &C, uint64_t Token, std::vector<uint8_t> &Addr);
+  void onAuthProof(Peer From, const Header &H, Reader &Body);
+  /// Refuse a client in its HelloReply (Code), and log why.
+  void refuse(Peer From, const Header &H, const std::string &Client,
+              int32_t Code, const std::string &Why);
+  /// Start the session of an authenticated client and answer its handshake.
+  void admit(Peer From, const Header &H, const Hello &Hi, const Identity &Id);
+  /// Why one more session of this account is too many ("": it is not).
+  std::string overLimit(uid_t Uid) const;
+  Status spawnSession(ClientRec &C, uint64_t Token, const SessionUser &User,
+                      std::vector<uint8_t> &Addr);
   Status startInProcessSession(ClientRec &C, uint64_t Token,
                                std::vector<uint8_t> &Addr);
   void reapThreads();
@@ -76,12 +92,13 @@ private:
   void sendUnsentOutput(ClientRec &C);
   void closeOutputArea(ClientRec &C);
   void dropClient(Peer P, const char *Why);
-  /// Close connections that sent no Hello within --handshake-timeout.
+  /// Close connections without a session after --handshake-timeout.
   void dropSilentConnections();
   void readControl(ClientRec &C);
   void reply(Peer To, const Header &Req, int32_t Code, const std::string &Msg);
 
   ServerOptions Opts;
+  Authenticator Auth;
   const char *SelfExe;
   std::unique_ptr<transport::Worker> W;
   std::map<Peer, ClientRec> Clients;
@@ -122,6 +139,9 @@ bool Supervisor::onMessage(const uint8_t *Ctrl, size_t Len, const BulkData &,
   case MsgType::Hello:
     onHello(From, H, Body);
     break;
+  case MsgType::AuthProof:
+    onAuthProof(From, H, Body);
+    break;
   case MsgType::Ping:
     reply(From, H, kOk, "");
     break;
@@ -137,71 +157,136 @@ bool Supervisor::onMessage(const uint8_t *Ctrl, size_t Len, const BulkData &,
   return false;
 }
 
-void Supervisor::onHello(Peer From, const Header &H, Reader &Body) {
-  Hello Hi;
+void Supervisor::refuse(Peer From, const Header &H, const std::string &Client,
+                        int32_t Code, const std::string &Why) {
   HelloReply Rep;
+  Rep.Code = Code;
+  Rep.Message = Why;
+  Rep.Isa = isaName(nativeMachine());
   Header RH;
   RH.Type = MsgType::HelloReply;
   RH.RequestId = H.RequestId;
-  auto Send = [&] { W->send(From, frame(RH, Rep), nullptr, 0, nullptr); };
+  log(LogLevel::Warning, "refused client '%s': %s", Client.c_str(),
+      Why.c_str());
+  W->send(From, frame(RH, Rep), nullptr, 0, nullptr);
+  // Its connection closes at the handshake deadline (still unintroduced).
+  if (auto It = Clients.find(From); It != Clients.end() && It->second.Pid <= 0)
+    Clients.erase(It);
+}
+
+void Supervisor::onHello(Peer From, const Header &H, Reader &Body) {
+  Hello Hi;
+  Reader Peek = Body;
   if (!decodeBody(Body, Hi).ok()) {
-    Rep.Code = kErrInvalid;
-    Rep.Message = "malformed Hello";
-    return Send();
+    // An older or newer client's Hello: its version range comes first.
+    uint16_t Min = 0, Max = 0;
+    if (Peek.get(Min) && Peek.get(Max) && (Min > kVersion || Max < kVersion))
+      return refuse(From, H, "?", kErrVersion,
+                    format("protocol version mismatch: client speaks %u-%u, "
+                           "server speaks %u",
+                           Min, Max, kVersion));
+    return refuse(From, H, "?", kErrInvalid, "malformed Hello");
   }
-  if (Hi.MinVersion > kVersion || Hi.MaxVersion < kVersion) {
-    Rep.Code = kErrVersion;
-    Rep.Message = format("protocol version mismatch: client speaks %u-%u, "
+  if (Hi.MinVersion > kVersion || Hi.MaxVersion < kVersion)
+    return refuse(From, H, Hi.ClientName, kErrVersion,
+                  format("protocol version mismatch: client speaks %u-%u, "
                          "server speaks %u",
-                         Hi.MinVersion, Hi.MaxVersion, kVersion);
-    log(LogLevel::Warning, "refused client '%s': %s", Hi.ClientName.c_str(),
-        Rep.Message.c_str());
-    return Send();
-  }
-  if (!Hi.Isa.empty() && Hi.Isa != isaName(nativeMachine())) {
-    Rep.Code = kErrIsa;
-    Rep.Isa = isaName(nativeMachine());
-    Rep.Message = format("client wants %s, this server runs %s", Hi.Isa.c_str(),
-                         Rep.Isa.c_str());
-    return Send();
-  }
-  Unintroduced.erase(From);
-  size_t Serving = 0;
-  for (const auto &[P, Other] : Clients)
-    Serving += Other.Pid > 0 || Other.Thread;
-  if (Serving >= Opts.MaxSessions && !Clients.count(From)) {
-    Rep.Code = kErrBusy;
-    Rep.Message = format("server busy: it serves %zu sessions, at most %u "
-                         "(--max-sessions)",
-                         Serving, Opts.MaxSessions);
-    log(LogLevel::Warning, "refused client '%s': %s", Hi.ClientName.c_str(),
-        Rep.Message.c_str());
-    return Send();
-  }
+                         Hi.MinVersion, Hi.MaxVersion, kVersion));
+  if (!Hi.Isa.empty() && Hi.Isa != isaName(nativeMachine()))
+    return refuse(From, H, Hi.ClientName, kErrIsa,
+                  format("client wants %s, this server runs %s", Hi.Isa.c_str(),
+                         isaName(nativeMachine())));
+  if (auto It = Clients.find(From); It != Clients.end())
+    return refuse(From, H, Hi.ClientName, kErrInvalid,
+                  It->second.Pid > 0 ? "this connection already has a session"
+                                     : "this connection is authenticating");
+  if (Hi.Method == AuthMethod::None && Auth.insecure())
+    return admit(From, H, Hi, Auth.unauthenticated());
+  PendingAuth State;
+  auto Challenge = Auth.challenge(Hi, State);
+  if (!Challenge)
+    return refuse(From, H, Hi.ClientName, kErrAuth,
+                  Challenge.status().message());
   ClientRec &C = Clients[From];
-  if (C.Pid > 0) {
-    Rep.Code = kErrInvalid;
-    Rep.Message = "this connection already has a session";
-    return Send();
-  }
+  C.Ep = From;
+  C.Challenged = true;
+  C.Auth = std::move(State);
+  C.Hi = Hi;
+  Header RH;
+  RH.Type = MsgType::AuthChallenge;
+  RH.RequestId = H.RequestId;
+  W->send(From, frame(RH, *Challenge), nullptr, 0, nullptr);
+}
+
+void Supervisor::onAuthProof(Peer From, const Header &H, Reader &Body) {
+  auto It = Clients.find(From);
+  if (It == Clients.end() || !It->second.Challenged)
+    return refuse(From, H, "?", kErrAuth,
+                  "an authentication proof without a challenge");
+  Hello Hi = It->second.Hi;
+  PendingAuth State = std::move(It->second.Auth);
+  Clients.erase(It); // one proof per challenge: a second one finds none
+  AuthProof Proof;
+  if (!decodeBody(Body, Proof).ok())
+    return refuse(From, H, Hi.ClientName, kErrAuth,
+                  "malformed authentication proof");
+  auto Id = Auth.verify(State, Proof);
+  if (!Id)
+    return refuse(From, H, Hi.ClientName, kErrAuth, Id.status().message());
+  admit(From, H, Hi, *Id);
+}
+
+std::string Supervisor::overLimit(uid_t Uid) const {
+  size_t Serving = 0, OfUser = 0;
+  for (const auto &[P, Other] : Clients)
+    if (Other.Pid > 0 || Other.Thread) {
+      ++Serving;
+      OfUser += Other.Uid == Uid;
+    }
+  if (Serving >= Opts.MaxSessions)
+    return format("server busy: it serves %zu sessions, at most %u "
+                  "(--max-sessions)",
+                  Serving, Opts.MaxSessions);
+  if (OfUser >= Opts.MaxSessionsPerUser)
+    return format("this user holds %zu sessions, at most %u "
+                  "(--max-sessions-per-user)",
+                  OfUser, Opts.MaxSessionsPerUser);
+  return "";
+}
+
+void Supervisor::admit(Peer From, const Header &H, const Hello &Hi,
+                       const Identity &Id) {
+  auto User = sessionUserFor(Id, Opts.RootUser, Opts.RootSessions);
+  if (!User)
+    return refuse(From, H, Hi.ClientName, kErrAuth, User.status().message());
+  if (std::string Why = overLimit(User->Uid); !Why.empty())
+    return refuse(From, H, Hi.ClientName, kErrBusy, Why);
+  Unintroduced.erase(From);
+  ClientRec &C = Clients[From];
   C.Ep = From;
   C.Id = NextId++;
+  C.Uid = User->Uid;
   uint64_t Token = 0;
   if (getrandom(&Token, sizeof(Token), 0) != sizeof(Token))
     Token = static_cast<uint64_t>(
                 std::chrono::steady_clock::now().time_since_epoch().count()) ^
             (static_cast<uint64_t>(getpid()) << 32);
-  // Client and server on one machine (an emulated DPU): shared memory is
-  // the only transport the session needs.
-  Rep.SameHost = !Hi.BootId.empty() && Hi.BootId == bootId();
-  SessionTransports = transport::sessionTransports(Rep.SameHost);
-  SessionSameHost = Rep.SameHost;
-  Status S = spawnSession(C, Token, Rep.SessionAddress);
+  HelloReply Rep;
+  // Client and server on one machine (an emulated DPU), the session under
+  // the client's own account: shared memory is the only transport it needs
+  // (UCX's segments are the owner's alone).
+  bool OneMachine = !Hi.BootId.empty() && Hi.BootId == bootId();
+  SessionSameHost = OneMachine && Hi.Uid == User->Uid;
+  Rep.SameHost = SessionSameHost ? 1 : OneMachine ? 2 : 0;
+  SessionTransports =
+      transport::sessionTransports(SessionSameHost, Rep.SameHost == 2);
+  Status S = spawnSession(C, Token, *User, Rep.SessionAddress);
   if (!S.ok()) {
-    Rep.Code = kErrInternal;
-    Rep.Message = "cannot start session: " + S.message();
-    log(LogLevel::Error, "client %u: %s", C.Id, Rep.Message.c_str());
-    return Send();
+    Clients.erase(From);
+    log(LogLevel::Error, "client '%s': cannot start session: %s",
+        Hi.ClientName.c_str(), S.message().c_str());
+    return refuse(From, H, Hi.ClientName, kErrInternal,
+                  "cannot start session: " + S.message());
   }
   Rep.Isa = isaName(nativeMachine());
   Rep.Cores = Cores;
@@ -211,13 +296,25 @@ void Supervisor::onHello(Peer From, const Header &H, Reader &Body) {
   gethostname(Host, sizeof(Host) - 1);
   Rep.Hostname = Host;
   if (Opts.Verbose)
-    log(LogLevel::Info, "client %u ('%s') connected: session pid %d", C.Id,
-        Hi.ClientName.c_str(), C.Pid);
-  Send();
+    log(LogLevel::Info,
+        "client %u ('%s', authenticated by %s) connected: session pid %d "
+        "as %s",
+        C.Id, Hi.ClientName.c_str(), Id.Method.c_str(), C.Pid,
+        User->Name.empty() ? std::to_string(User->Uid).c_str()
+                           : User->Name.c_str());
+  Header RH;
+  RH.Type = MsgType::HelloReply;
+  RH.RequestId = H.RequestId;
+  W->send(From, frame(RH, Rep), nullptr, 0, nullptr);
 }
 
 Status Supervisor::spawnSession(ClientRec &C, uint64_t Token,
+                                const SessionUser &User,
                                 std::vector<uint8_t> &Addr) {
+  if (Opts.Mpi && User.Switch)
+    return Status::error("--mpi runs sessions in the server's own process, "
+                         "which cannot change accounts: start it as the "
+                         "user it serves, not as root");
   if (Opts.Mpi)
     return startInProcessSession(C, Token, Addr);
   SessionSetup Terms;
@@ -228,7 +325,12 @@ Status Supervisor::spawnSession(ClientRec &C, uint64_t Token,
   Terms.SharedCores = Opts.SharedCores;
   Terms.Transports = SessionTransports;
   Terms.SameHost = SessionSameHost;
-  auto L = launchSession(SelfExe, Terms);
+  SessionLimits Limits;
+  Limits.AddressSpace =
+      Opts.AddressSpace ? Opts.AddressSpace : Opts.Memory + (16ull << 30);
+  Limits.OpenFiles = Opts.MaxOpenFiles;
+  Limits.Processes = Opts.MaxProcesses;
+  auto L = launchSession(SelfExe, Terms, User, Limits);
   if (!L)
     return L.status();
   C.Pid = L->Pid;
@@ -372,7 +474,8 @@ void Supervisor::dropSilentConnections() {
       continue;
     }
     log(LogLevel::Note,
-        "dropped a connection that sent no Hello within %.0f s "
+        "dropped a connection that did not complete its handshake within "
+        "%.0f s "
         "(--handshake-timeout)",
         Opts.HandshakeTimeout);
     W->closePeer(It->first);
@@ -516,7 +619,21 @@ int runSupervisor(const ServerOptions &Opts, const char *SelfExe) {
     long Pages = sysconf(_SC_PHYS_PAGES), PageSize = sysconf(_SC_PAGESIZE);
     O.Memory = static_cast<uint64_t>(Pages) * PageSize / 10 * 9;
   }
-  Supervisor S(O, SelfExe, static_cast<unsigned>(CPU_COUNT(&Set)));
+  auto Auth = Authenticator::create(O.Keys, O.Munge, O.MungeSocket, O.Insecure);
+  if (!Auth) {
+    log(LogLevel::Error, "%s", Auth.status().message().c_str());
+    return 2;
+  }
+  if (O.Insecure)
+    log(LogLevel::Warning,
+        "INSECURE: --insecure serves every client that reaches %s without "
+        "authentication; anyone who can connect runs code here as %s",
+        O.Listen.c_str(), geteuid() == 0 ? O.RootUser.c_str() : "this user");
+  else if (O.Verbose)
+    log(LogLevel::Info, "clients authenticate with %s",
+        Auth->describe().c_str());
+  Supervisor S(O, std::move(*Auth), SelfExe,
+               static_cast<unsigned>(CPU_COUNT(&Set)));
   return S.run();
 }
 

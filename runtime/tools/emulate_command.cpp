@@ -4,6 +4,7 @@
 #include "common/log.h"
 #include "tools/emulator.h"
 #include "tools/mpi_emulator.h"
+#include "tools/run_key.h"
 
 #include <csignal>
 #include <cstdio>
@@ -32,7 +33,12 @@ std::string jsonCores(const std::vector<int> &Cores) {
 
 /// Where the DPUs are and the plan, as one line of JSON (see the README).
 std::string describe(const std::vector<std::string> &Addresses,
-                     const std::vector<pid_t> &Pids, const CorePlan &Plan) {
+                     const std::vector<pid_t> &Pids, const CorePlan &Plan,
+                     const std::string &Key) {
+  std::string KeyText;
+  for (char C : Key)
+    KeyText +=
+        (C == '"' || C == '\\') ? std::string("\\") + C : std::string(1, C);
   std::vector<std::string> Addrs, PidTexts, Dpus;
   for (const std::string &A : Addresses)
     Addrs.push_back("\"" + A + "\"");
@@ -44,7 +50,8 @@ std::string describe(const std::vector<std::string> &Addresses,
          ",\"server_pids\":" + jsonList(PidTexts) +
          ",\"host_cores\":" + jsonCores(Plan.HostCores) +
          ",\"dpu_cores\":" + jsonList(Dpus) +
-         ",\"shared\":" + (Plan.Fits ? "false" : "true") + "}";
+         ",\"shared\":" + (Plan.Fits ? "false" : "true") + ",\"key\":\"" +
+         KeyText + "\"}";
 }
 
 /// True when stdin is a pipe or socket: its end then means "stop" (the
@@ -73,8 +80,9 @@ int waitForEnd(const std::vector<pid_t> &Pids, int &WStatus) {
 }
 
 void announce(const std::vector<std::string> &Addresses,
-              const std::vector<pid_t> &Pids, const CorePlan &Plan) {
-  std::printf("%s\n", describe(Addresses, Pids, Plan).c_str());
+              const std::vector<pid_t> &Pids, const CorePlan &Plan,
+              const std::string &Key) {
+  std::printf("%s\n", describe(Addresses, Pids, Plan, Key).c_str());
   std::fflush(stdout);
 }
 
@@ -91,7 +99,7 @@ int serveSeparately(const std::string &ServerExe, const EmulatorOptions &O) {
     Addresses.push_back(Srv.Address);
     Pids.push_back(Srv.Pid);
   }
-  announce(Addresses, Pids, Plan);
+  announce(Addresses, Pids, Plan, O.KeyFile);
   int WStatus = 0;
   int Dead = waitForEnd(Pids, WStatus);
   if (Dead >= 0) {
@@ -111,7 +119,7 @@ int serveAsMpiJob(const std::string &ServerExe, const EmulatorOptions &O,
     log(LogLevel::Error, "%s", J.status().message().c_str());
     return 127;
   }
-  announce(J->Addresses, {J->Pid}, Plan);
+  announce(J->Addresses, {J->Pid}, Plan, O.KeyFile);
   int WStatus = 0;
   if (waitForEnd({J->Pid}, WStatus) >= 0) {
     log(LogLevel::Error, "the MPI job of emulated DPUs (pid %d) %s", J->Pid,
@@ -170,6 +178,12 @@ int cmdEmulate(int Argc, char **Argv, const std::string &ServerExe) {
   for (int Sig : {SIGINT, SIGTERM, SIGHUP})
     sigaction(Sig, &SA, nullptr);
   signal(SIGPIPE, SIG_IGN);
+  auto Key = RunKey::create();
+  if (!Key) {
+    log(LogLevel::Error, "%s", Key.status().message().c_str());
+    return 127;
+  }
+  EO.KeyFile = (*Key)->path();
   return Mpi ? serveAsMpiJob(ServerExe, EO, Mpirun)
              : serveSeparately(ServerExe, EO);
 }

@@ -46,6 +46,13 @@ int takeEmulatorOption(int Argc, char **Argv, int &K, EmulatorOptions &O) {
   return 1;
 }
 
+std::vector<std::string> authArgs(const EmulatorOptions &O) {
+  std::vector<std::string> Args = {"--key", O.KeyFile};
+  if (geteuid() == 0)
+    Args.push_back("--root-sessions");
+  return Args;
+}
+
 /// The server's command line for DPU K of the plan.
 static std::vector<std::string> serverArgs(const std::string &ServerExe,
                                            const EmulatorOptions &O,
@@ -64,6 +71,8 @@ static std::vector<std::string> serverArgs(const std::string &ServerExe,
   }
   if (O.Verbose)
     Args.push_back("--verbose");
+  for (std::string &S : authArgs(O))
+    Args.push_back(std::move(S));
   return Args;
 }
 

@@ -25,7 +25,12 @@ struct EmulatorOptions {
   std::string Memory;  ///< --memory for each server ("" = default)
   bool Verbose = false;
   bool QuietStdout = false; ///< servers write stdout to stderr
+  std::string KeyFile;      ///< the servers' --key (RunKey)
 };
+
+/// The servers' authentication options: the run's key, and for a run by
+/// root, root's sessions kept as root (a private emulated DPU of root's).
+std::vector<std::string> authArgs(const EmulatorOptions &O);
 
 /// Takes the emulator option at Argv[K] (and its value, advancing K):
 /// 1 if it was one, 0 if not, -1 on a bad value (reported).

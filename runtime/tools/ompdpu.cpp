@@ -12,6 +12,8 @@
 #include "common/log.h"
 #include "tools/emulate_command.h"
 #include "tools/emulator.h"
+#include "tools/key_command.h"
+#include "tools/run_key.h"
 
 #include <climits>
 #include <csignal>
@@ -32,6 +34,7 @@ const char *Usage =
     "       ompdpu emulate N [--pin] [--cores-per-dpu K] [--memory SIZE]\n"
     "                        [--mpi -- MPIRUN [ARGS...]]\n"
     "       ompdpu info [--devices HOST:PORT,...]\n"
+    "       ompdpu key create FILE\n"
     "       ompdpu vm start|stop|status|run|... (the arm64 VM testbed; "
     "see ompdpu vm --help)\n"
     "       ompdpu version\n"
@@ -46,14 +49,17 @@ const char *Usage =
     "  --devices LIST      use these servers (default: OMPDPU_DEVICES or the "
     "config file)\n"
     "  --verbose           servers log clients and sessions\n"
-    "The program sees OMPDPU_DEVICES and, with --emulate, OMPDPU_SERVER_PIDS.\n"
+    "The program sees OMPDPU_DEVICES and, with --emulate, OMPDPU_SERVER_PIDS\n"
+    "and OMPDPU_KEY (a key made for this run, which the servers require).\n"
     "Exit status: the program's (128+N if it died of signal N).\n"
     "\n"
     "emulate: start N emulated DPUs for other tools (the run options above),\n"
     "  print them as one JSON line: {\"devices\": [\"HOST:PORT\", ...],\n"
     "  \"server_pids\": [...], \"host_cores\": [...], \"dpu_cores\": [[...], "
     "...],\n"
-    "  \"shared\": true|false}, and keep them until SIGTERM/SIGINT, the end "
+    "  \"shared\": true|false, \"key\": \"FILE\"} (clients need "
+    "OMPDPU_KEY=FILE),\n"
+    "  and keep them until SIGTERM/SIGINT, the end "
     "of\n"
     "  stdin (a pipe) or a server's death (exit status 1).\n"
     "  --mpi -- MPIRUN...  the servers as one MPI job (ompdpu-server --mpi) "
@@ -193,7 +199,16 @@ int cmdRun(int Argc, char **Argv) {
 
   std::vector<tools::EmulatedServer> Servers;
   tools::CorePlan Plan;
+  std::unique_ptr<tools::RunKey> Key;
   if (EO.Count) {
+    auto K = tools::RunKey::create();
+    if (!K) {
+      log(LogLevel::Error, "%s", K.status().message().c_str());
+      return 127;
+    }
+    Key = std::move(*K);
+    EO.KeyFile = Key->path();
+    setenv("OMPDPU_KEY", Key->path().c_str(), 1);
     auto S = tools::startEmulatedServers(serverExe(), EO, Plan);
     if (!S) {
       log(LogLevel::Error, "%s", S.status().message().c_str());
@@ -285,6 +300,8 @@ int main(int Argc, char **Argv) {
     return tools::cmdEmulate(Argc - 2, Argv + 2, serverExe());
   if (Cmd == "info")
     return cmdInfo(Argc - 2, Argv + 2);
+  if (Cmd == "key")
+    return tools::cmdKey(Argc - 2, Argv + 2);
   if (Cmd == "vm") {
     // The arm64 VM testbed lives in the source tree (scripts/ompdpu-vm).
     std::string Script = std::string(OMPDPU_SOURCE_DIR) + "/scripts/ompdpu-vm";

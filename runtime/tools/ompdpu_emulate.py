@@ -1,8 +1,25 @@
 """Emulated DPUs for Python tools (the benchmark suite, the fault tests):
 `ompdpu emulate` started, its one line of JSON read (README, "Run"), and
 stopped by closing its stdin."""
+import atexit
 import json
+import os
+import shutil
 import subprocess
+import tempfile
+
+
+def share_key(ompdpu):
+    """One key for every emulation of this process and the clients it starts:
+    OMPDPU_KEY if set, else a new one (removed at exit), put in os.environ."""
+    if os.environ.get("OMPDPU_KEY"):
+        return os.environ["OMPDPU_KEY"]
+    d = tempfile.mkdtemp(prefix="ompdpu-key.")
+    atexit.register(shutil.rmtree, d, True)
+    path = os.path.join(d, "key")
+    subprocess.run([ompdpu, "key", "create", path], check=True, stdout=subprocess.DEVNULL)
+    os.environ["OMPDPU_KEY"] = path
+    return path
 
 
 class NotStarted(Exception):
@@ -14,6 +31,7 @@ class Emulation:
 
     def __init__(self, ompdpu, args, stderr=None):
         self.command = [ompdpu, "emulate"] + [str(a) for a in args]
+        self.key = share_key(ompdpu)
         # Its stdin is our pipe: should this process die, the servers stop too.
         self.proc = subprocess.Popen(self.command, stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=stderr, text=True)

@@ -52,9 +52,11 @@ struct SockAddress {
 
 /// The transports (UCX_TLS syntax) of a session's context, chosen alike by
 /// both sides: on one machine shared memory only, so that no TCP interface
-/// is polled on the hot path; otherwise UCX's choice ("").
-inline const char *sessionTransports(bool SameHost) {
-  return SameHost ? "sm,self" : "";
+/// is polled on the hot path; on one machine but under another account
+/// (whose shared-memory segments UCX makes the owner's alone) TCP;
+/// otherwise UCX's choice ("").
+inline const char *sessionTransports(bool SameHost, bool OtherAccount = false) {
+  return SameHost ? "sm,self" : OtherAccount ? "tcp,self" : "";
 }
 
 /// What the layers above need of a transport: active messages with bulk

@@ -41,6 +41,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
   case MsgType::HelloReply:
     roundTrip<HelloReply>(H, Body);
     break;
+  case MsgType::AuthChallenge:
+    roundTrip<AuthChallenge>(H, Body);
+    break;
+  case MsgType::AuthProof:
+    roundTrip<AuthProof>(H, Body);
+    break;
   case MsgType::Attach:
     roundTrip<Attach>(H, Body);
     break;

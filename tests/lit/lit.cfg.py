@@ -65,6 +65,10 @@ if not _configured_from_site:
     for var in ("OMP_TARGET_OFFLOAD", "OMPDPU_DEVICES", "OMPDPU_SERVER_PIDS"):
         config.environment.pop(var, None)
 
+    # Tests of the server's account switching need it to start as root.
+    if os.geteuid() == 0:
+        config.available_features.add("root")
+
     # Another libomptarget.so in place of the LLVM install's, first on the
     # library path of every program (and of `ompdpu run`, which keeps it):
     # llvm-patches/apply-and-test.sh runs the suite against the patched one.

@@ -12,8 +12,16 @@ clang-14 -O1 -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu -I"$INC" $MPI_INC \
 # one (UCX connections, emulated servers on port 0) cannot hold PORT or PORT+1.
 EPHEMERAL_LOW=$(cut -f1 /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
 PORT=$((20000 + RANDOM % (EPHEMERAL_LOW - 20002)))
+# The servers authenticate their client like any other (a key for this run;
+# root's private servers keep root's sessions as root).
+rm -f "$WORK/key"
+"$BIN/ompdpu" key create "$WORK/key" >/dev/null
+export OMPDPU_KEY=$WORK/key
+AS_ROOT=()
+[[ $(id -u) -ne 0 ]] || AS_ROOT=(--root-sessions)
 mpirun --allow-run-as-root --oversubscribe --mca pml ob1 --mca btl self,vader \
-  -np 2 "$BIN/ompdpu-server" --mpi --listen 127.0.0.1:$PORT >"$WORK/servers.log" 2>&1 &
+  -np 2 "$BIN/ompdpu-server" --mpi --listen 127.0.0.1:$PORT --key "$OMPDPU_KEY" "${AS_ROOT[@]}" \
+  >"$WORK/servers.log" 2>&1 &
 MPIRUN=$!
 trap 'kill $MPIRUN 2>/dev/null || true; wait $MPIRUN 2>/dev/null || true' EXIT
 DEVICES=127.0.0.1:$PORT,127.0.0.1:$((PORT + 1))

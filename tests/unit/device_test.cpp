@@ -23,7 +23,7 @@ protected:
     setenv("OMPDPU_TRACE", "1", 1);
     Server.start();
     ASSERT_FALSE(HasFatalFailure());
-    ClientConfig Cfg;
+    ClientConfig Cfg = Server.config();
     Cfg.ConnectTimeout = 5;
     Cfg.ResponseTimeout = 10;
     auto C = client::Connection::open(Server.Addr, Cfg);

@@ -1,7 +1,9 @@
 // A real ompdpu-server process for a test: started listening on a free
-// port of 127.0.0.1 with 64 MiB per client, stopped at the end.
+// port of 127.0.0.1 with 64 MiB per client and a key of its own (clients
+// get it from config()), stopped at the end.
 #pragma once
 
+#include "auth/key_file.h"
 #include "common/config.h"
 #include "protocol/session_channel.h"
 
@@ -23,9 +25,16 @@ public:
   void start(std::vector<std::string> Extra = {}) {
     int Fds[2];
     ASSERT_EQ(pipe2(Fds, O_CLOEXEC), 0);
+    char Dir[] = "/tmp/ompdpu-test-key.XXXXXX";
+    ASSERT_NE(mkdtemp(Dir), nullptr);
+    KeyDir = Dir;
+    KeyFile = KeyDir + "/key";
+    ASSERT_TRUE(auth::createKeyFile(KeyFile).ok());
     std::vector<std::string> Args = {
         OMPDPU_SERVER_EXE, "--listen", "127.0.0.1:0", "--ready-fd", "3",
-        "--memory",        "64M"};
+        "--memory",        "64M",      "--key",       KeyFile};
+    if (geteuid() == 0) // a private server of root's, as ompdpu run makes
+      Args.push_back("--root-sessions");
     Args.insert(Args.end(), Extra.begin(), Extra.end());
     std::vector<char *> Argv;
     for (std::string &A : Args)
@@ -61,10 +70,23 @@ public:
     }
     Pid = -1;
   }
-  ~ServerProcess() { stop(); }
+  ~ServerProcess() {
+    stop();
+    if (!KeyDir.empty()) {
+      unlink(KeyFile.c_str());
+      rmdir(KeyDir.c_str());
+    }
+  }
+  /// A client configuration that holds this server's key.
+  ClientConfig config() const {
+    ClientConfig Cfg;
+    Cfg.KeyFile = KeyFile;
+    return Cfg;
+  }
 
   pid_t Pid = -1;
   DeviceAddress Addr;
+  std::string KeyDir, KeyFile;
 };
 
 } // namespace ompdpu::test

@@ -28,6 +28,7 @@ class ServerTest : public ::testing::Test {
 protected:
   void SetUp() override {
     Server.start();
+    Cfg = Server.config();
     Cfg.ConnectTimeout = 5;
     Cfg.ResponseTimeout = 10;
   }
@@ -377,7 +378,7 @@ TEST(ServerLimits, ASilentConnectionIsDroppedAfterTheHandshakeTimeout) {
   EXPECT_EQ(Lost, *P) << "the server keeps a connection that said nothing";
   EXPECT_GT(Took, 0.8);
   // A client that says Hello in time is served.
-  ClientConfig Cfg;
+  ClientConfig Cfg = Server.config();
   auto C = client::Connection::open(Server.Addr, Cfg);
   ASSERT_TRUE(C) << C.status().message();
   std::this_thread::sleep_for(std::chrono::milliseconds(1500));
@@ -387,7 +388,7 @@ TEST(ServerLimits, ASilentConnectionIsDroppedAfterTheHandshakeTimeout) {
 TEST(ServerLimits, ClientsBeyondMaxSessionsGetATypedError) {
   test::ServerProcess Server;
   Server.start({"--max-sessions", "2"});
-  ClientConfig Cfg;
+  ClientConfig Cfg = Server.config();
   auto A = client::Connection::open(Server.Addr, Cfg);
   auto B = client::Connection::open(Server.Addr, Cfg);
   ASSERT_TRUE(A && B);
@@ -400,6 +401,31 @@ TEST(ServerLimits, ClientsBeyondMaxSessionsGetATypedError) {
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   auto D = client::Connection::open(Server.Addr, Cfg);
   EXPECT_TRUE(D) << D.status().message();
+}
+
+TEST(ServerLimits, AUserBeyondItsSessionsGetsATypedError) {
+  test::ServerProcess Server;
+  Server.start({"--max-sessions-per-user", "1"});
+  ClientConfig Cfg = Server.config();
+  auto A = client::Connection::open(Server.Addr, Cfg);
+  ASSERT_TRUE(A) << A.status().message();
+  auto B = client::Connection::open(Server.Addr, Cfg);
+  ASSERT_FALSE(B);
+  EXPECT_EQ(B.status().code(), ErrorCode::Busy);
+  EXPECT_EQ(B.status().message(), "this user holds 1 sessions, at most 1 "
+                                  "(--max-sessions-per-user)");
+}
+
+TEST(ServerLimits, AClientWithoutTheKeyGetsATypedError) {
+  test::ServerProcess Server;
+  Server.start();
+  ClientConfig Cfg; // no key
+  Cfg.Auth = "none";
+  auto A = client::Connection::open(Server.Addr, Cfg);
+  ASSERT_FALSE(A);
+  EXPECT_EQ(A.status().code(), ErrorCode::Auth);
+  // The server goes on serving those who hold it.
+  EXPECT_TRUE(client::Connection::open(Server.Addr, Server.config()));
 }
 
 TEST_F(ServerTest, ManyClientsAndThreadsAtOnce) {

@@ -2,21 +2,37 @@
 """Start one ompdpu-server on a free loopback port, run a command against it,
 stop the server.
 
-usage: with_server.py [--cores LIST] [--memory BYTES] SERVER-CMD... -- CMD...
+usage: with_server.py [--cores LIST] [--memory BYTES] [--server-arg ARG]...
+                      [--key-owner USER] SERVER-CMD... -- CMD...
 
 SERVER-CMD is the server binary (possibly behind a wrapper such as
-`timeout`); `--listen 127.0.0.1:PORT` and the --cores/--memory options are
-appended to it. In CMD, `{addr}` becomes 127.0.0.1:PORT and `{port}` the
+`timeout`); `--listen 127.0.0.1:PORT`, the --cores/--memory options and a
+fresh key (`--key FILE`, and OMPDPU_KEY=FILE for CMD; --key-owner: the file
+given to USER, whom it then stands for) and each --server-arg are appended to
+it; run by root, it also gets --root-sessions unless a --server-arg names
+--root-user. In CMD, `{addr}` becomes 127.0.0.1:PORT and `{port}` the
 port. The server is considered up once its port is in LISTEN state
 (read from /proc/net/tcp, so no stray connection reaches the server).
 Exits with CMD's status (128+signal if it died of a signal).
 """
 import os
+import secrets
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
+
+
+def make_key(directory):
+    """A key file as `ompdpu key create` writes it (PROTOCOL.md)."""
+    path = os.path.join(directory, "key")
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w") as f:
+        f.write("ompdpu-key-v1 %s\n" % secrets.token_hex(32))
+    return path
 
 
 def free_port():
@@ -44,9 +60,14 @@ def listening(port):
 
 def main():
     args = sys.argv[1:]
-    opts = []
-    while args and args[0] in ("--cores", "--memory"):
-        opts += args[:2]
+    opts, extra, owner = [], [], None
+    while args and args[0] in ("--cores", "--memory", "--server-arg", "--key-owner"):
+        if args[0] == "--server-arg":
+            extra.append(args[1])
+        elif args[0] == "--key-owner":
+            owner = args[1]
+        else:
+            opts += args[:2]
         args = args[2:]
     if "--" not in args:
         sys.stderr.write(__doc__)
@@ -55,6 +76,14 @@ def main():
     server_cmd, cmd = args[:i], args[i + 1:]
     port = free_port()
     addr = "127.0.0.1:%d" % port
+    keydir = tempfile.TemporaryDirectory(prefix="with_server.")
+    key = make_key(keydir.name)
+    if owner:
+        shutil.chown(key, user=owner)
+    os.environ["OMPDPU_KEY"] = key
+    # A private server of root's keeps root's sessions as root.
+    as_root = os.geteuid() == 0 and "--root-user" not in extra
+    opts += ["--key", key] + (["--root-sessions"] if as_root else []) + extra
     server = subprocess.Popen(server_cmd + ["--listen", addr] + opts,
                               start_new_session=True)
     try:

@@ -1,0 +1,35 @@
+//===- run_key.h - A key for the emulated DPUs of one run --------*- C++
+//-*-===//
+//
+// Emulated DPUs authenticate their clients like any server: `ompdpu run
+// --emulate` and `ompdpu emulate` use the key OMPDPU_KEY names, or make a
+// fresh one for the run, give it to the servers (--key) and the program
+// (OMPDPU_KEY), and remove it after.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "common/status.h"
+
+#include <memory>
+#include <string>
+
+namespace ompdpu::tools {
+
+class RunKey {
+public:
+  /// OMPDPU_KEY's key when it is set (checked now), else a new key in a
+  /// private directory under $TMPDIR (or /tmp).
+  static Expected<std::unique_ptr<RunKey>> create();
+  ~RunKey();
+  RunKey(const RunKey &) = delete;
+  RunKey &operator=(const RunKey &) = delete;
+  const std::string &path() const { return File; }
+
+private:
+  RunKey(std::string D, std::string F)
+      : Dir(std::move(D)), File(std::move(F)) {}
+  std::string Dir, File;
+};
+
+} // namespace ompdpu::tools

@@ -1,0 +1,47 @@
+// Every client authenticates before anything of its runs: a server with no
+// way to authenticate refuses to start; a client without the key, with a
+// wrong key, or after raw garbage on the port gets a clear error on its side
+// and a log line on the server's, and the server keeps serving the client
+// that holds the key.
+// RUN: %clang-offload %s -o %t
+// RUN: not %server --listen 127.0.0.1:0 2>&1 | FileCheck %s --check-prefix=NOWAY
+// NOWAY: ompdpu-server error: no way to authenticate clients: give --key FILE
+//
+// RUN: not %python %S/Inputs/with_server.py %server -- env OMPDPU_AUTH=none \
+// RUN:   OMP_TARGET_OFFLOAD=mandatory %ompdpu run --devices {addr} -- %t > %t.none 2>&1
+// RUN: FileCheck %s --check-prefix=NONE < %t.none
+// NONE-DAG: refused client '{{.*}}': this server requires authentication
+// NONE-DAG: ompdpu error: device 0 (127.0.0.1:{{[0-9]+}}): this server requires authentication
+// NONE-NOT: on-server
+//
+// RUN: rm -f %t.wrong && %ompdpu key create %t.wrong
+// RUN: not %python %S/Inputs/with_server.py %server -- env OMPDPU_KEY=%t.wrong \
+// RUN:   OMP_TARGET_OFFLOAD=mandatory %ompdpu run --devices {addr} -- %t > %t.wrongout 2>&1
+// RUN: FileCheck %s --check-prefix=WRONG < %t.wrongout
+// WRONG-DAG: refused client '{{.*}}': wrong key for user
+// WRONG-DAG: ompdpu error: device 0 (127.0.0.1:{{[0-9]+}}): cannot connect: the server does not hold key {{.*}}.wrong
+// WRONG-NOT: on-server
+//
+// A key others may read is refused before anything is sent.
+// RUN: chmod 644 %t.wrong
+// RUN: not %python %S/Inputs/with_server.py %server -- env OMPDPU_KEY=%t.wrong \
+// RUN:   OMP_TARGET_OFFLOAD=mandatory %ompdpu run --devices {addr} -- %t > %t.mode 2>&1
+// RUN: FileCheck %s --check-prefix=MODE < %t.mode
+// MODE: ompdpu error: device 0 (127.0.0.1:{{[0-9]+}}): cannot connect: key file {{.*}}.wrong is mode 0644: it must be a regular file only its owner can read (chmod 600
+//
+// Garbage on the port first, then the real client.
+// RUN: %python %S/Inputs/with_server.py %server -- sh -c \
+// RUN:   '%python %S/Inputs/send_garbage.py {port} && OMP_TARGET_OFFLOAD=mandatory %ompdpu run --devices {addr} -- %t' \
+// RUN:   2>&1 | FileCheck %s
+// CHECK: sent garbage
+// CHECK: on-server: 1
+#include <stdio.h>
+#include <unistd.h>
+
+int main(void) {
+  int host_pid = getpid(), dev_pid = -1;
+#pragma omp target map(from : dev_pid)
+  dev_pid = getpid();
+  printf("on-server: %d\n", dev_pid > 0 && dev_pid != host_pid);
+  return 0;
+}
