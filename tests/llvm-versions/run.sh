@@ -8,8 +8,9 @@
 #   tests/llvm-versions/run.sh [--build DIR] [VERSION...]    (default: 15 16)
 #
 # 14 uses the installed clang-14. 17 and 18 run inside a Debian 13 root file
-# system (scripts/debian13-root.sh: their packages need trixie's glibc) with
-# their plugin directories, lib/ompdpu/llvm17 and llvm18 (emulated DPUs only).
+# system (scripts/debian13-root.sh: their packages need trixie's glibc).
+# `ompdpu run` picks each version's plugin directory itself (lib/ompdpu,
+# lib/ompdpu/llvm17, llvm18) from the libomptarget the program loads.
 # 15 and 16 come from Debian 12's packages
 # (clang-N, clang-tools-N, libomp5-N, libomp-N-dev and the libraries they
 # need), which conflict with libomp-14-dev: they are fetched with
@@ -126,7 +127,6 @@ config.test_source_root = "$tests"
 config.available_features.add("llvm$v")
 config.substitutions.insert(0, ("%llvm-major", "$v"))
 config.substitutions.insert(0, ("%ompdpu-lib", "$BUILD/lib"))
-config.environment["OMPDPU_PLUGIN_DIR"] = "$(plugin_dir "$v")"
 EOF
 }
 
@@ -134,11 +134,6 @@ EOF
 # Debian 13 root, 17's.
 tools_dir() { # <version>
   [[ $1 == 1[78] ]] && echo /usr/lib/llvm-17/bin || echo /usr/lib/llvm-14/bin
-}
-
-# The plugin directory `ompdpu run` puts on the library path for version v.
-plugin_dir() { # <version>
-  [[ $1 == 1[78] ]] && echo "$BUILD/lib/ompdpu/llvm$1" || echo "$BUILD/lib/ompdpu"
 }
 
 # Run lit on these paths, inside the Debian 13 root for 17 and 18.
