@@ -1,5 +1,4 @@
-//===- libomptarget_probe.h - Which libomptarget a program loads -*- C++
-//-*-===//
+//===- libomptarget_probe.h - Which libomptarget a program loads *- C++ -*-===//
 //
 // Reads a program's dynamic section (libelf) and resolves its libomptarget
 // as the dynamic loader would, without running it, so that `ompdpu run` can

@@ -1,5 +1,4 @@
-//===- plugin_dirs.h - The plugin directory of each LLVM version -*- C++
-//-*-===//
+//===- plugin_dirs.h - The plugin directory of each LLVM version *- C++ -*-===//
 #pragma once
 
 #include <string>
