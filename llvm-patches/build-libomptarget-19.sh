@@ -66,7 +66,12 @@ CMAKE_ARGS=(-G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_COMPILER=clang-19
   -DLIBOMPTARGET_BUILD_DEVICERTL_BCLIB=OFF -DLIBOMP_STANDALONE=$OMP/usr/lib/llvm-19/lib/libomp.so
   -DLIBOMP_INCLUDE_DIR=$OMPINC -DLIBOMP_OMP_TOOLS_INCLUDE_DIR=$OMPINC
   -DOMPDPU_SOURCE_DIR="$ROOT" -DOMPDPU_BUILD_DIR="$BUILD"
-  -DCMAKE_PROJECT_INCLUDE="$ROOT/llvm-patches/libomptarget-19/standalone.cmake")
+  -DCMAKE_PROJECT_INCLUDE="$ROOT/llvm-patches/libomptarget-19/standalone.cmake"
+  -DCMAKE_DISABLE_FIND_PACKAGE_FFI=ON -DLIBOMP_HAVE_VERSION_SCRIPT_FLAG=ON)
+# The version script's check needs openmp/runtime, which is not unpacked: say
+# the linker has it (the exports, VERS1.0, are what programs link against).
+# No libffi at build time: the host plugin then loads it with dlopen, as
+# Debian's does (Debian 12's static libffi.a is not built for shared objects).
 PATCHES=("$ROOT"/llvm-patches/libomptarget-19/*.patch)
 # The tree is keyed by what a change of needs a fresh configure: the source,
 # the compiler, the patches, the configuration. The plugin's own files are

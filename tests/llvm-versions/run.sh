@@ -17,6 +17,11 @@
 # `apt-get download` and unpacked with `dpkg -x` into
 # $OMPDPU_CACHE/llvm-N/root (default ${XDG_CACHE_HOME:-~/.cache}/ompdpu,
 # outside the clone), and reused while apt offers the same package files.
+# 19 links its plugins into libomptarget: llvm-patches/build-libomptarget-19.sh
+# builds libomptarget 19 with ompdpu's plugin inside (into
+# <build>/lib/ompdpu/llvm19, where `ompdpu run` finds it; its build tree is
+# cached), programs are compiled with Debian 12's clang-19 and linked against
+# Debian's libomp 19 (unpacked beside that cache), which `ompdpu run` replaces.
 # Every test of tests/lit/offload runs but those skip-<N>.txt lists, each with
 # its reason; with 14 only checks/ runs (lit-e2e runs the suite with clang-14).
 # Environment: OMPDPU_BUILD (default build), OMPDPU_CACHE.
@@ -30,8 +35,8 @@ while (($#)); do
   case $1 in
   --build) BUILD=$(realpath -m "${2:?--build needs a directory}"); shift 2 ;;
   -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
-  1[4-8]) VERSIONS+=("$1"); shift ;;
-  *) echo "llvm-versions: unknown argument '$1' (versions: 14 to 18; see --help)" >&2; exit 2 ;;
+  1[4-9]) VERSIONS+=("$1"); shift ;;
+  *) echo "llvm-versions: unknown argument '$1' (versions: 14 to 19; see --help)" >&2; exit 2 ;;
   esac
 done
 ((${#VERSIONS[@]})) || VERSIONS=(15 16)
@@ -86,6 +91,11 @@ make_wrappers() { # <version> <bin dir> <toolchain dir: llvm-<v>, or none>
     if [[ $v == 14 || $v == 17 ]]; then
       clang=/usr/bin/$tool-$v
       lib=/usr/lib/llvm-$v/lib
+    elif [[ $v == 19 ]]; then
+      # RUNPATH, not RPATH: `ompdpu run`'s libomptarget must come first.
+      clang=/usr/bin/$tool-19
+      lib=$CACHE/llvm-19/root/usr/lib/llvm-19/lib
+      inc="-I$lib/clang/19/include -Wl,--enable-new-dtags"
     elif [[ $v == 18 ]]; then
       # libomp 18, unpacked beside 17's in the Debian 13 root: omp.h too.
       clang=/usr/bin/$tool-18
@@ -167,6 +177,10 @@ for v in "${VERSIONS[@]}"; do
   case $v in
   14) ;;
   17 | 18) "$SRC/scripts/debian13-root.sh" --path >/dev/null ;;
+  19) [[ -x /usr/bin/clang-19 && -x /usr/lib/llvm-19/bin/clang-offload-packager ]] ||
+    die "LLVM 19 needs clang-19 and clang-tools-19 (apt-get install --no-install-recommends)"
+    OMPDPU_CACHE=$CACHE "$SRC/llvm-patches/build-libomptarget-19.sh" --build "$BUILD" ||
+    die "cannot build libomptarget 19 with the dpu plugin" ;;
   *) root=$(fetch "$v") ;;
   esac
   out=$BUILD/tests/llvm-versions/$v
