@@ -105,8 +105,11 @@ log "building libomptarget (ninja -j${JOBS:-2})"
 nice -n 10 ninja -C "$WORK/build" -j"${JOBS:-2}" omptarget >"$WORK/build.log" 2>&1 ||
   die "the build failed (log: $WORK/build.log)"
 log "built in $((SECONDS - start)) s"
-LIB=$(cd "$WORK/build" && ls libomptarget.so.19* | head -n 1)
+LIB=$(cd "$WORK/build" && ls libomptarget.so.19.* | head -n 1)
 [[ -n $LIB ]] || die "no libomptarget.so.19* in $WORK/build"
+# Only the versioned file: `ompdpu run` puts this directory on every
+# program's path, and an unversioned libomptarget.so would shadow LLVM 14's.
 mkdir -p "$OUT"
-cp -P "$WORK/build"/libomptarget.so* "$OUT/"
+rm -f "$OUT"/libomptarget.so*
+cp "$WORK/build/$LIB" "$OUT/"
 log "$OUT/$LIB"

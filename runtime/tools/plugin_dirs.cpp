@@ -36,7 +36,12 @@ std::string pluginPathFor(const std::string &LibOmpdpu, int Major) {
   std::string Dir = LibOmpdpu;
   if (L && *L->Sub)
     Dir += std::string("/") + L->Sub;
-  return Dir + "/emulated:" + Dir;
+  std::string Path = Dir + "/emulated:" + Dir;
+  // llvm19 holds only libomptarget.so.19.1, which no other version loads:
+  // always on the path, for libraries dlopened by a program that has none.
+  if (Major != 19)
+    Path += ":" + LibOmpdpu + "/llvm19";
+  return Path;
 }
 
 } // namespace ompdpu::tools

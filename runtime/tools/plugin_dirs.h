@@ -22,7 +22,8 @@ const PluginLayout *layoutFor(int Major);
 
 /// The LD_LIBRARY_PATH entries `ompdpu run` adds for a program whose
 /// libomptarget has this major version (0: unknown, taken as 14-16), given
-/// the install's lib/ompdpu directory.
+/// the install's lib/ompdpu directory; lib/ompdpu/llvm19 comes last for the
+/// other versions (libraries a program dlopens may need libomptarget 19).
 std::string pluginPathFor(const std::string &LibOmpdpu, int Major);
 
 } // namespace ompdpu::tools

@@ -63,11 +63,13 @@ TEST(LibomptargetProbe, ProgramsWithoutLibomptarget) {
 }
 
 TEST(PluginDirs, EachVersionItsDirectory) {
-  EXPECT_EQ(pluginPathFor("/l", 0), "/l/emulated:/l"); // unknown: 14-16's
-  EXPECT_EQ(pluginPathFor("/l", 14), "/l/emulated:/l");
-  EXPECT_EQ(pluginPathFor("/l", 16), "/l/emulated:/l");
-  EXPECT_EQ(pluginPathFor("/l", 17), "/l/llvm17/emulated:/l/llvm17");
-  EXPECT_EQ(pluginPathFor("/l", 18), "/l/llvm18/emulated:/l/llvm18");
+  // Unknown (a program that dlopens its offload code): 14-16's, and 19's
+  // libomptarget.so.19.1, which only a library of LLVM 19 would load.
+  EXPECT_EQ(pluginPathFor("/l", 0), "/l/emulated:/l:/l/llvm19");
+  EXPECT_EQ(pluginPathFor("/l", 14), "/l/emulated:/l:/l/llvm19");
+  EXPECT_EQ(pluginPathFor("/l", 16), "/l/emulated:/l:/l/llvm19");
+  EXPECT_EQ(pluginPathFor("/l", 17), "/l/llvm17/emulated:/l/llvm17:/l/llvm19");
+  EXPECT_EQ(pluginPathFor("/l", 18), "/l/llvm18/emulated:/l/llvm18:/l/llvm19");
   EXPECT_EQ(layoutFor(13), nullptr);
   EXPECT_EQ(layoutFor(20), nullptr);
 }
