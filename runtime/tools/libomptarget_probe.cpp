@@ -130,14 +130,31 @@ int libomptargetMajor(const std::string &SoName, const std::string &Path) {
   return Dir > 0 ? Dir : 14;
 }
 
+namespace {
+/// The probe of one ELF file (a program or a library).
+LibomptargetProbe probeFile(const std::string &Exe, const char *LdLibraryPath);
+} // namespace
+
 LibomptargetProbe probeLibomptarget(const std::string &Program,
                                     const char *LdLibraryPath) {
+  return probeFile(findProgram(Program), LdLibraryPath);
+}
+
+LibomptargetProbe probeCommand(char *const *Argv, const char *LdLibraryPath) {
+  LibomptargetProbe P = probeLibomptarget(Argv[0], LdLibraryPath);
+  for (char *const *A = Argv + 1; P.Needed.empty() && *A; ++A)
+    if (isFile(*A))
+      P = probeFile(*A, LdLibraryPath);
+  return P;
+}
+
+namespace {
+LibomptargetProbe probeFile(const std::string &Exe, const char *LdLibraryPath) {
   LibomptargetProbe R;
-  std::string Exe = findProgram(Program);
   auto D = Exe.empty() ? Expected<DynamicInfo>(Status::error("not found"))
                        : readDynamic(Exe);
   if (!D) {
-    OMPDPU_DEBUG_LOG("%s: %s", Program.c_str(), D.status().message().c_str());
+    OMPDPU_DEBUG_LOG("%s: %s", Exe.c_str(), D.status().message().c_str());
     return R;
   }
   for (const std::string &N : D->Needed)
@@ -163,5 +180,6 @@ LibomptargetProbe probeLibomptarget(const std::string &Program,
   R.Major = libomptargetMajor(SoName, R.Path);
   return R;
 }
+} // namespace
 
 } // namespace ompdpu::tools

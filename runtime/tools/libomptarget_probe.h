@@ -50,4 +50,9 @@ struct LibomptargetProbe {
 LibomptargetProbe probeLibomptarget(const std::string &Program,
                                     const char *LdLibraryPath);
 
+/// Probe a command line (null-terminated): its program or, when that needs
+/// no libomptarget, the first argument that is an ELF file needing one (a
+/// program that dlopens the offload library it is given).
+LibomptargetProbe probeCommand(char *const *Argv, const char *LdLibraryPath);
+
 } // namespace ompdpu::tools

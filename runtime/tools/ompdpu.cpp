@@ -78,14 +78,15 @@ std::string selfDir() {
 
 std::string libOmpdpuDir() { return selfDir() + "/../lib/ompdpu"; }
 
-/// The plugin directories for Program's libomptarget version (see
-/// plugin_dirs.cpp): lib/ompdpu[/llvm<N>] and its emulated/ directory.
-/// OMPDPU_PLUGIN_DIR overrides the choice.
-std::string pluginPath(const char *Program) {
+/// The plugin directories for the libomptarget version of the command's
+/// program, or of the library it is given (see probeCommand, plugin_dirs.cpp):
+/// lib/ompdpu[/llvm<N>] and its emulated/ directory. OMPDPU_PLUGIN_DIR
+/// overrides the choice.
+std::string pluginPath(char *const *Argv) {
+  const char *Program = Argv[0];
   if (const char *Override = std::getenv("OMPDPU_PLUGIN_DIR"))
     return std::string(Override) + "/emulated:" + Override;
-  LibomptargetProbe P =
-      probeLibomptarget(Program, std::getenv("LD_LIBRARY_PATH"));
+  LibomptargetProbe P = probeCommand(Argv, std::getenv("LD_LIBRARY_PATH"));
   OMPDPU_DEBUG_LOG("%s loads %s (%s): LLVM %d", Program,
                    P.Needed.empty() ? "no libomptarget" : P.Needed.c_str(),
                    P.Path.empty() ? "not found" : P.Path.c_str(), P.Major);
@@ -236,7 +237,7 @@ int cmdRun(int Argc, char **Argv) {
     setenv("OMPDPU_DEVICES", Devices.c_str(), 1);
   const char *Old = std::getenv("LD_LIBRARY_PATH");
   std::string Path =
-      pluginPath(Argv[K]) + (Old && *Old ? ":" + std::string(Old) : "");
+      pluginPath(Argv + K) + (Old && *Old ? ":" + std::string(Old) : "");
   setenv("LD_LIBRARY_PATH", Path.c_str(), 1);
 
   int Rc = runProgram(Argv + K, EO.Pin ? Plan.HostCores : std::vector<int>());

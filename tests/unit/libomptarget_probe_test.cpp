@@ -62,6 +62,16 @@ TEST(LibomptargetProbe, ProgramsWithoutLibomptarget) {
   EXPECT_EQ(probeLibomptarget("no-such-program-ompdpu", nullptr).Major, 0);
 }
 
+TEST(LibomptargetProbe, ProgramGivenItsOffloadLibrary) {
+  // A program that needs no libomptarget, given a file that needs one (as a
+  // program that dlopens its offload code is): that file decides.
+  std::string Self = "/proc/self/exe", Lib = OMPDPU_PROBE_PROGRAM;
+  char *Argv[] = {Self.data(), const_cast<char *>("-v"), Lib.data(), nullptr};
+  EXPECT_EQ(probeCommand(Argv, nullptr).Major, 19);
+  char *Alone[] = {Self.data(), nullptr};
+  EXPECT_EQ(probeCommand(Alone, nullptr).Major, 0);
+}
+
 TEST(PluginDirs, EachVersionItsDirectory) {
   // Unknown (a program that dlopens its offload code): 14-16's, and 19's
   // libomptarget.so.19.1, which only a library of LLVM 19 would load.
