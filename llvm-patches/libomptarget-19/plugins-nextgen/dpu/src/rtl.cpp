@@ -163,9 +163,8 @@ struct DpuDeviceTy : public GenericDeviceTy {
                          AsyncInfoWrapperTy &W) override {
     return check(Dpu, Dpu.retrieve(HstPtr, TgtPtr, Size, queueOf(Dpu, W)));
   }
-  Error dataExchangeImpl(const void *SrcPtr, GenericDeviceTy &Dst,
-                         void *DstPtr, int64_t Size,
-                         AsyncInfoWrapperTy &W) override {
+  Error dataExchangeImpl(const void *SrcPtr, GenericDeviceTy &Dst, void *DstPtr,
+                         int64_t Size, AsyncInfoWrapperTy &W) override {
     auto &To = static_cast<DpuDeviceTy &>(Dst).Dpu;
     return check(Dpu, Dpu.exchange(SrcPtr, To, DstPtr, Size, queueOf(Dpu, W)));
   }
@@ -206,8 +205,8 @@ struct DpuDeviceTy : public GenericDeviceTy {
                                     W.getQueueAs<DpuQueue *>()));
   }
   Error syncEventImpl(void *E) override {
-    return check(Dpu, Dpu.waitEvent(static_cast<::ompdpu::plugin::Event *>(E),
-                                    nullptr));
+    return check(
+        Dpu, Dpu.waitEvent(static_cast<::ompdpu::plugin::Event *>(E), nullptr));
   }
 
   Error obtainInfoImpl(InfoQueueTy &Info) override {
@@ -303,8 +302,7 @@ struct DpuPluginTy final : public GenericPluginTy {
   }
   uint16_t getMagicElfBits() const override { return servedMachine(); }
   Triple::ArchType getTripleArch() const override {
-    return servedMachine() == ELF::EM_X86_64 ? Triple::x86_64
-                                             : Triple::aarch64;
+    return servedMachine() == ELF::EM_X86_64 ? Triple::x86_64 : Triple::aarch64;
   }
   const char *getName() const override { return GETNAME(TARGET_NAME); }
 
