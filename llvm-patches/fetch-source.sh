@@ -44,8 +44,12 @@ esac
 MAJOR=${OMPDPU_LLVM_MAJOR:-14}
 BIN_PKG=libomp5-$MAJOR
 CACHE=$(realpath -m "${OMPDPU_LLVM_SRC_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ompdpu/llvm-src}")
+# The installed package's source; a version not installed (19's libomp
+# conflicts with 14's): the one apt would install.
 read -r SRC_PKG SRC_VER < <(dpkg-query -W -f='${source:Package} ${source:Version}\n' "$BIN_PKG" 2>/dev/null) ||
-  die "$BIN_PKG is not installed (scripts/install-deps.sh installs it)"
+  read -r SRC_PKG SRC_VER < <(apt-cache show --no-all-versions "$BIN_PKG" 2>/dev/null |
+    awk '/^Source:/ {s = $2} /^Version:/ {v = $2} END {if (v != "") print (s == "" ? "'"$BIN_PKG"'" : s), v}') ||
+  die "$BIN_PKG is neither installed nor known to apt (scripts/install-deps.sh installs it)"
 UPSTREAM_VER=${SRC_VER#*:}      # drop the epoch
 UPSTREAM_VER=${UPSTREAM_VER%-*} # and the Debian revision
 DSC=$CACHE/${SRC_PKG}_${SRC_VER#*:}.dsc

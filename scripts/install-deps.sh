@@ -23,6 +23,9 @@ PACKAGES=(
   zlib1g-dev dataset-fashion-mnist
   # tests/llvm-versions: a Debian 13 root file system for LLVM 17's and 18's packages
   mmdebstrap
+  # LLVM 19 (libomptarget rebuilt with the dpu plugin: llvm-patches/build-libomptarget-19.sh);
+  # they coexist with 14's (libomp 19, which does not, is unpacked privately)
+  clang-19 clang-tools-19 llvm-19-dev libzstd-dev
 )
 
 missing=()

@@ -13,6 +13,8 @@
 #include "tools/emulate_command.h"
 #include "tools/emulator.h"
 #include "tools/key_command.h"
+#include "tools/libomptarget_probe.h"
+#include "tools/plugin_dirs.h"
 #include "tools/run_key.h"
 
 #include <climits>
@@ -26,6 +28,7 @@
 #include <vector>
 
 using namespace ompdpu;
+using namespace ompdpu::tools;
 
 namespace {
 
@@ -79,14 +82,35 @@ std::string selfDir() {
   return S.substr(0, S.rfind('/'));
 }
 
-/// The plugin directories of this build or install: lib/ompdpu (the
-/// aarch64-named plugin, for real DPUs) and lib/ompdpu/emulated (the
-/// x86_64-named copy, for emulated DPUs).
-std::string pluginPath() {
-  std::string Lib = selfDir() + "/../lib/ompdpu";
+std::string libOmpdpuDir() { return selfDir() + "/../lib/ompdpu"; }
+
+/// The plugin directories for the libomptarget version of the command's
+/// program, or of the library it is given (see probeCommand, plugin_dirs.cpp):
+/// lib/ompdpu[/llvm<N>] and its emulated/ directory. OMPDPU_PLUGIN_DIR
+/// overrides the choice.
+std::string pluginPath(char *const *Argv) {
+  const char *Program = Argv[0];
   if (const char *Override = std::getenv("OMPDPU_PLUGIN_DIR"))
-    Lib = Override;
-  return Lib + "/emulated:" + Lib;
+    return std::string(Override) + "/emulated:" + Override;
+  LibomptargetProbe P = probeCommand(Argv, std::getenv("LD_LIBRARY_PATH"));
+  OMPDPU_DEBUG_LOG("%s loads %s (%s): LLVM %d", Program,
+                   P.Needed.empty() ? "no libomptarget" : P.Needed.c_str(),
+                   P.Path.empty() ? "not found" : P.Path.c_str(), P.Major);
+  if (P.Major && !layoutFor(P.Major))
+    log(LogLevel::Warning,
+        "%s loads libomptarget %d (%s), which ompdpu does not serve "
+        "(`ompdpu info` lists the versions): target regions will not reach "
+        "a DPU",
+        Program, P.Major, P.Path.empty() ? P.Needed.c_str() : P.Path.c_str());
+  std::string Path = pluginPathFor(libOmpdpuDir(), P.Major);
+  if (P.Major == 19 &&
+      access((libOmpdpuDir() + "/llvm19/libomptarget.so.19.1").c_str(), R_OK))
+    log(LogLevel::Warning,
+        "%s loads libomptarget 19, whose plugins are built in: %s/llvm19 "
+        "has no libomptarget.so.19.1 with the dpu plugin (build it with "
+        "llvm-patches/build-libomptarget-19.sh)",
+        Program, libOmpdpuDir().c_str());
+  return Path;
 }
 
 std::string serverExe() {
@@ -227,12 +251,30 @@ int cmdRun(int Argc, char **Argv) {
   if (HaveDevices)
     setenv("OMPDPU_DEVICES", Devices.c_str(), 1);
   const char *Old = std::getenv("LD_LIBRARY_PATH");
-  std::string Path = pluginPath() + (Old && *Old ? ":" + std::string(Old) : "");
+  std::string Path =
+      pluginPath(Argv + K) + (Old && *Old ? ":" + std::string(Old) : "");
   setenv("LD_LIBRARY_PATH", Path.c_str(), 1);
 
   int Rc = runProgram(Argv + K, EO.Pin ? Plan.HostCores : std::vector<int>());
   tools::stopServers(Servers);
   return Rc;
+}
+
+/// The LLVM versions served and where each one's plugin lives.
+void printPluginLayouts() {
+  std::printf("LLVM versions served (`ompdpu run` picks the directory of the "
+              "libomptarget a program loads; OMPDPU_PLUGIN_DIR overrides)\n");
+  for (const PluginLayout &L : pluginLayouts()) {
+    std::string Dir = libOmpdpuDir() + (*L.Sub ? "/" : "") + L.Sub;
+    char *Real = realpath(Dir.c_str(), nullptr);
+    std::string Versions = L.First == L.Last ? std::to_string(L.First)
+                                             : format("%d-%d", L.First, L.Last);
+    std::printf("  %-6s %s%s\n         %s\n", Versions.c_str(),
+                Real ? Real : Dir.c_str(), Real ? "" : " (not built)", L.Files);
+    if (*L.Note)
+      std::printf("         %s\n", L.Note);
+    std::free(Real);
+  }
 }
 
 int cmdInfo(int Argc, char **Argv) {
@@ -249,6 +291,7 @@ int cmdInfo(int Argc, char **Argv) {
     log(LogLevel::Error, "configuration: %s", Cfg.status().message().c_str());
     return 2;
   }
+  printPluginLayouts();
   std::printf("ompdpu devices (from %s)\n",
               Cfg->DevicesFrom.empty() ? "nowhere: OMPDPU_DEVICES unset, no "
                                          "config file"

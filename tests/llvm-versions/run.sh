@@ -8,14 +8,20 @@
 #   tests/llvm-versions/run.sh [--build DIR] [VERSION...]    (default: 15 16)
 #
 # 14 uses the installed clang-14. 17 and 18 run inside a Debian 13 root file
-# system (scripts/debian13-root.sh: their packages need trixie's glibc) with
-# their plugin directories, lib/ompdpu/llvm17 and llvm18 (emulated DPUs only).
+# system (scripts/debian13-root.sh: their packages need trixie's glibc).
+# `ompdpu run` picks each version's plugin directory itself (lib/ompdpu,
+# lib/ompdpu/llvm17, llvm18) from the libomptarget the program loads.
 # 15 and 16 come from Debian 12's packages
 # (clang-N, clang-tools-N, libomp5-N, libomp-N-dev and the libraries they
 # need), which conflict with libomp-14-dev: they are fetched with
 # `apt-get download` and unpacked with `dpkg -x` into
 # $OMPDPU_CACHE/llvm-N/root (default ${XDG_CACHE_HOME:-~/.cache}/ompdpu,
 # outside the clone), and reused while apt offers the same package files.
+# 19 links its plugins into libomptarget: llvm-patches/build-libomptarget-19.sh
+# builds libomptarget 19 with ompdpu's plugin inside (into
+# <build>/lib/ompdpu/llvm19, where `ompdpu run` finds it; its build tree is
+# cached), programs are compiled with Debian 12's clang-19 and linked against
+# Debian's libomp 19 (unpacked beside that cache), which `ompdpu run` replaces.
 # Every test of tests/lit/offload runs but those skip-<N>.txt lists, each with
 # its reason; with 14 only checks/ runs (lit-e2e runs the suite with clang-14).
 # Environment: OMPDPU_BUILD (default build), OMPDPU_CACHE.
@@ -29,8 +35,8 @@ while (($#)); do
   case $1 in
   --build) BUILD=$(realpath -m "${2:?--build needs a directory}"); shift 2 ;;
   -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
-  1[4-8]) VERSIONS+=("$1"); shift ;;
-  *) echo "llvm-versions: unknown argument '$1' (versions: 14 to 18; see --help)" >&2; exit 2 ;;
+  1[4-9]) VERSIONS+=("$1"); shift ;;
+  *) echo "llvm-versions: unknown argument '$1' (versions: 14 to 19; see --help)" >&2; exit 2 ;;
   esac
 done
 ((${#VERSIONS[@]})) || VERSIONS=(15 16)
@@ -85,6 +91,11 @@ make_wrappers() { # <version> <bin dir> <toolchain dir: llvm-<v>, or none>
     if [[ $v == 14 || $v == 17 ]]; then
       clang=/usr/bin/$tool-$v
       lib=/usr/lib/llvm-$v/lib
+    elif [[ $v == 19 ]]; then
+      # RUNPATH, not RPATH: `ompdpu run`'s libomptarget must come first.
+      clang=/usr/bin/$tool-19
+      lib=$CACHE/llvm-19/root/usr/lib/llvm-19/lib
+      inc="-I$lib/clang/19/include -Wl,--enable-new-dtags"
     elif [[ $v == 18 ]]; then
       # libomp 18, unpacked beside 17's in the Debian 13 root: omp.h too.
       clang=/usr/bin/$tool-18
@@ -126,7 +137,6 @@ config.test_source_root = "$tests"
 config.available_features.add("llvm$v")
 config.substitutions.insert(0, ("%llvm-major", "$v"))
 config.substitutions.insert(0, ("%ompdpu-lib", "$BUILD/lib"))
-config.environment["OMPDPU_PLUGIN_DIR"] = "$(plugin_dir "$v")"
 EOF
 }
 
@@ -134,11 +144,6 @@ EOF
 # Debian 13 root, 17's.
 tools_dir() { # <version>
   [[ $1 == 1[78] ]] && echo /usr/lib/llvm-17/bin || echo /usr/lib/llvm-14/bin
-}
-
-# The plugin directory `ompdpu run` puts on the library path for version v.
-plugin_dir() { # <version>
-  [[ $1 == 1[78] ]] && echo "$BUILD/lib/ompdpu/llvm$1" || echo "$BUILD/lib/ompdpu"
 }
 
 # Run lit on these paths, inside the Debian 13 root for 17 and 18.
@@ -172,6 +177,10 @@ for v in "${VERSIONS[@]}"; do
   case $v in
   14) ;;
   17 | 18) "$SRC/scripts/debian13-root.sh" --path >/dev/null ;;
+  19) [[ -x /usr/bin/clang-19 && -x /usr/lib/llvm-19/bin/clang-offload-packager ]] ||
+    die "LLVM 19 needs clang-19 and clang-tools-19 (apt-get install --no-install-recommends)"
+    OMPDPU_CACHE=$CACHE "$SRC/llvm-patches/build-libomptarget-19.sh" --build "$BUILD" ||
+    die "cannot build libomptarget 19 with the dpu plugin" ;;
   *) root=$(fetch "$v") ;;
   esac
   out=$BUILD/tests/llvm-versions/$v

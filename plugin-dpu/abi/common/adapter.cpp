@@ -202,11 +202,11 @@ const char *pluginDirFor(int Major) {
   if (Major >= 14 && Major <= 16)
     return "lib/ompdpu (the default of `ompdpu run`)";
   if (Major == 17)
-    return "lib/ompdpu/llvm17 (`ompdpu run` with "
-           "OMPDPU_PLUGIN_DIR=<install>/lib/ompdpu/llvm17)";
+    return "lib/ompdpu/llvm17 (`ompdpu run` picks it, unless "
+           "OMPDPU_PLUGIN_DIR says otherwise)";
   if (Major == 18)
-    return "lib/ompdpu/llvm18 (`ompdpu run` with "
-           "OMPDPU_PLUGIN_DIR=<install>/lib/ompdpu/llvm18)";
+    return "lib/ompdpu/llvm18 (`ompdpu run` picks it, unless "
+           "OMPDPU_PLUGIN_DIR says otherwise)";
   return nullptr;
 }
 } // namespace

@@ -1,6 +1,7 @@
 // A program built with LLVM N's clang runs with LLVM N's own libomptarget,
 // which loads ompdpu's plugin under the first name it tries (16: the
-// .nextgen.so one), and the region runs in the server.
+// .nextgen.so one; 19: none, `ompdpu run` puts libomptarget 19 rebuilt with
+// the plugin inside first), and the region runs in the server.
 // RUN: %clang-offload %s -o %t
 // RUN: %run-dpu %t | FileCheck %s --check-prefix=LLVM%llvm-major
 #define _GNU_SOURCE
@@ -51,3 +52,7 @@ int main(void) {
 // LLVM18-NEXT: loaded: /opt/libomp-18/usr/lib/llvm-18/lib/libomptarget.so.18.1
 // LLVM18: loaded: {{.*}}/lib/ompdpu/llvm18/emulated/libomptarget.rtl.x86_64.so
 // LLVM18-NOT: nextgen
+
+// LLVM19: on-server: 1
+// LLVM19-NEXT: loaded: {{.*}}/lib/ompdpu/llvm19/libomptarget.so.19.1
+// LLVM19-NOT: libomptarget.rtl

@@ -1,0 +1,47 @@
+//===- plugin_dirs.cpp - The plugin directory of each LLVM version --------===//
+#include "tools/plugin_dirs.h"
+
+namespace ompdpu::tools {
+
+const std::vector<PluginLayout> &pluginLayouts() {
+  static const std::vector<PluginLayout> Layouts = {
+      {14, 16, "",
+       "libomptarget.rtl.aarch64.so (real DPUs), emulated/"
+       "libomptarget.rtl.x86_64.so (14, 15) and .x86_64.nextgen.so (16)",
+       ""},
+      {17, 17, "llvm17",
+       "libomptarget.rtl.aarch64.so, emulated/libomptarget.rtl.x86_64.so", ""},
+      // 18 tries only the names of its own build's plugins.
+      {18, 18, "llvm18", "emulated/libomptarget.rtl.x86_64.so",
+       "emulated DPUs only; the plugin takes the name of LLVM's host plugin "
+       "(x86_64), so a program run this way has no host-plugin devices"},
+      // 19 links its plugins in: the directory holds a rebuilt libomptarget.
+      {19, 19, "llvm19",
+       "libomptarget.so.19.1, rebuilt with the dpu plugin inside "
+       "(llvm-patches/build-libomptarget-19.sh)",
+       "DPU devices come first, LLVM's host plugin's after them"},
+  };
+  return Layouts;
+}
+
+const PluginLayout *layoutFor(int Major) {
+  for (const PluginLayout &L : pluginLayouts())
+    if (Major >= L.First && Major <= L.Last)
+      return &L;
+  return nullptr;
+}
+
+std::string pluginPathFor(const std::string &LibOmpdpu, int Major) {
+  const PluginLayout *L = layoutFor(Major ? Major : 14);
+  std::string Dir = LibOmpdpu;
+  if (L && *L->Sub)
+    Dir += std::string("/") + L->Sub;
+  std::string Path = Dir + "/emulated:" + Dir;
+  // llvm19 holds only libomptarget.so.19.1, which no other version loads:
+  // always on the path, for libraries dlopened by a program that has none.
+  if (Major != 19)
+    Path += ":" + LibOmpdpu + "/llvm19";
+  return Path;
+}
+
+} // namespace ompdpu::tools
