@@ -43,7 +43,7 @@ OUT=$BUILD/lib/ompdpu/llvm19
 
 [[ -f $LLVM/lib/cmake/llvm/LLVMConfig.cmake && -x /usr/bin/clang++-19 && -f /usr/include/zstd.h ]] ||
   die "needs clang-19, llvm-19-dev and libzstd-dev: apt-get install --no-install-recommends clang-19 llvm-19-dev libzstd-dev"
-for lib in plugin_core client transport common; do
+for lib in plugin_core client auth transport common; do
   [[ -f $BUILD/lib/libompdpu_$lib.a ]] || die "no $BUILD/lib/libompdpu_$lib.a: build ompdpu first"
 done
 
