@@ -460,6 +460,8 @@ int Supervisor::run() {
     (void)Ignored;
     close(Opts.ReadyFd);
   }
+  if (Opts.OnListening)
+    Opts.OnListening(Where);
 
   while (!stopRequested()) {
     unsigned N = W->progress();
