@@ -21,6 +21,9 @@ PACKAGES=(
   zlib1g-dev dataset-fashion-mnist
   # tests/llvm-versions: a Debian 13 root file system for LLVM 17's and 18's packages
   mmdebstrap
+  # the server's readiness for systemd (sd_notify); scripts/package.sh and
+  # tests/packaging: Debian packages (CPack + dpkg-shlibdeps), their checks
+  libsystemd-dev dpkg-dev fakeroot lintian systemd
 )
 
 missing=()
