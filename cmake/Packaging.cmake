@@ -33,5 +33,8 @@ foreach(comp host server)
           DESTINATION ${CMAKE_INSTALL_DATAROOTDIR}/doc/${_pkg} COMPONENT ${comp})
   install(FILES ${CMAKE_BINARY_DIR}/packaging/changelog.Debian.gz
           DESTINATION ${CMAKE_INSTALL_DATAROOTDIR}/doc/${_pkg} COMPONENT ${comp})
+  install(FILES packaging/${comp}/lintian-overrides RENAME ${_pkg}
+          DESTINATION ${CMAKE_INSTALL_DATAROOTDIR}/lintian/overrides
+          COMPONENT ${comp})
 endforeach()
 include(packaging/CPackConfig.cmake)
