@@ -24,10 +24,11 @@ This package has the plugin under the names each libomptarget loads,
 libompdpu and its header, the ompdpu command (run programs against DPUs or
 emulated DPUs), the compiler wrappers ompdpu-cc and ompdpu-c++, and the CMake
 package (find_package(ompdpu)).")
-# Compiling offload programs: clang and libomp; aarch64 device images also
-# need lld and Debian's arm64 cross libc.
-set(CPACK_DEBIAN_HOST_PACKAGE_RECOMMENDS
-    "clang-14, libomp-14-dev, lld-14, libc6-dev-arm64-cross, libgcc-12-dev-arm64-cross")
+# Compiling offload programs: clang, its offload tools (clang-offload-bundler,
+# llvm-objcopy) and libomp; aarch64 device images also need lld and Debian's arm64 libc.
+string(CONCAT CPACK_DEBIAN_HOST_PACKAGE_RECOMMENDS
+       "clang-14, clang-tools-14, llvm-14, libomp-14-dev, lld-14, "
+       "libc6-dev-arm64-cross, libgcc-12-dev-arm64-cross")
 
 set(CPACK_DEBIAN_SERVER_PACKAGE_NAME ompdpu-server)
 set(CPACK_DEBIAN_SERVER_PACKAGE_SECTION net)
