@@ -39,8 +39,9 @@ CONFIG=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_INSTALL_PREFIX=/usr
 t0=$(date +%s)
 gen=()
 [[ -f $BUILD/CMakeCache.txt ]] || gen=(-G Ninja)
-cmake -S "$REPO" -B "$BUILD" "${gen[@]}" "${CONFIG[@]}" >"$BUILD.configure.log" 2>&1 ||
-  { tail -20 "$BUILD.configure.log" >&2; die "configure failed (log: $BUILD.configure.log)"; }
+mkdir -p "$BUILD"
+cmake -S "$REPO" -B "$BUILD" "${gen[@]}" "${CONFIG[@]}" >"$BUILD/package-configure.log" 2>&1 ||
+  { tail -20 "$BUILD/package-configure.log" >&2; die "configure failed (log: $BUILD/package-configure.log)"; }
 grep -q '^ompdpu_mpi:' <(cmake --build "$BUILD" --target help 2>/dev/null | sed 's/ .*//') &&
   TARGETS+=(ompdpu_mpi)
 nice -n 10 cmake --build "$BUILD" -j "$JOBS" --target "${TARGETS[@]}" >"$BUILD/package-build.log" 2>&1 ||
@@ -71,7 +72,9 @@ arm64_depends() {  # amd64 server .deb, arm64 server binary
       [[ ${dep%% *} == "$pkg" ]] && { out+=("$dep"); break; }
     done
   done < <(dpkg-deb -f "$deb" Depends | tr ',' '\n' | sed 's/^ *//')
-  (IFS=,; echo "${out[*]}" | sed 's/,/, /g')
+  local joined
+  joined=$(IFS=,; echo "${out[*]}")
+  echo "${joined//,/, }"
 }
 if ((arm64)); then
   t1=$(date +%s)

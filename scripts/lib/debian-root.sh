@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Shared by the scripts that need a Debian root file system (sourced, not run):
 # made once with mmdebstrap, reused while its package list is the same, and
 # commands run inside it with chroot in a private mount namespace.

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # The clean Debian 12 root of tests/packaging (sourced): a tarball made once
 # with mmdebstrap, reused while its package list is the same.
 # Environment: OMPDPU_CACHE (default ${XDG_CACHE_HOME:-~/.cache}/ompdpu).
@@ -11,10 +12,10 @@ PACKAGING_BASE_PKGS=(clang-14 clang-tools-14 llvm-14 libomp-14-dev cmake make)
 
 # packaging_base: make the tarball if needed; print its path.
 packaging_base() {
-  local pkgs key
+  local pkgs key tar
   pkgs=$(IFS=,; echo "${PACKAGING_BASE_PKGS[*]}")
   key=$(printf '%s\n' bookworm "${PACKAGING_BASE_PKGS[@]}" | sort | tr '\n' ' ')
-  local tar=$PACKAGING_CACHE/bookworm-$(echo "$key" | sha256sum | cut -c1-12).tar
+  tar=$PACKAGING_CACHE/bookworm-$(echo "$key" | sha256sum | cut -c1-12).tar
   debian_root_make "$tar" "$tar.key" "$key" bookworm "$pkgs" \
     "$PACKAGING_CACHE/mmdebstrap.log" || return 1
   echo "$tar"

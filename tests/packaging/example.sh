@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # The user's project of tests/packaging (sourced): write_example DIR writes a
 # small OpenMP program and its CMake project, which knows ompdpu only through
 # find_package(ompdpu).

@@ -11,14 +11,16 @@ apt-get update -qq
 apt-get install -y -qq /opt/debs/ompdpu_*_amd64.deb >$out/apt.log 2>&1 ||
   { tail -20 $out/apt.log; exit 1; }
 cd /opt/example
-cmake -S . -B build -DCMAKE_C_COMPILER=clang-14 >$out/cmake.log 2>&1 &&
-  cmake --build build >>$out/cmake.log 2>&1 || { tail -20 $out/cmake.log; exit 1; }
+if ! { cmake -S . -B build -DCMAKE_C_COMPILER=clang-14 && cmake --build build; } >$out/cmake.log 2>&1; then
+  tail -20 $out/cmake.log
+  exit 1
+fi
 ompdpu-cc --emulate -O2 where_it_runs.c -o cc-emulated -lompdpu
 mkdir -p aarch64 && (cd aarch64 && ompdpu-cc -O2 -save-temps ../where_it_runs.c -o cc-dpu -lompdpu)
 ompdpu-cc --showme -O2 x.c >$out/showme-cc
 ompdpu-c++ --emulate --showme -c x.cpp >$out/showme-cxx
 for exe in build/where_it_runs cc-emulated; do
   OMP_TARGET_OFFLOAD=mandatory OMPDPU_TRACE=1 ompdpu run --emulate 1 -- \
-    sh -c "./$exe && echo \"servers \$OMPDPU_SERVER_PIDS\"" >$out/$(basename $exe).out 2>&1 ||
-    { cat $out/$(basename $exe).out; exit 1; }
+    sh -c "./$exe && echo \"servers \$OMPDPU_SERVER_PIDS\"" >"$out/${exe##*/}.out" 2>&1 ||
+    { cat "$out/${exe##*/}.out"; exit 1; }
 done

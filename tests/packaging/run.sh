@@ -95,8 +95,8 @@ LC_ALL=C readelf -d "$img" | grep -q 'NEEDED.*\[libomp.so.5\]' || fail "ompdpu-c
 pass "ompdpu-cc: AArch64 device image that needs libomp.so.5"
 grep -q '^clang-14 -fopenmp -fopenmp-targets=aarch64-unknown-linux-gnu -fuse-ld=lld .* -O2 x.c$' \
   "$out/showme-cc" || fail "ompdpu-cc --showme: $(cat "$out/showme-cc")"
-grep -qx 'clang++-14 -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu  -c x.cpp' "$out/showme-cxx" ||
+grep -qx 'clang++-14 -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu -c x.cpp' "$out/showme-cxx" ||
   fail "ompdpu-c++ --emulate --showme: $(cat "$out/showme-cxx")"
 pass "ompdpu-cc/ompdpu-c++ --showme print the underlying command"
-step done
+step finished
 echo "packaging: all checks passed in $(($(date +%s) - T0)) s"
