@@ -98,5 +98,33 @@ grep -q '^clang-14 -fopenmp -fopenmp-targets=aarch64-unknown-linux-gnu -fuse-ld=
 grep -qx 'clang++-14 -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu -c x.cpp' "$out/showme-cxx" ||
   fail "ompdpu-c++ --emulate --showme: $(cat "$out/showme-cxx")"
 pass "ompdpu-cc/ompdpu-c++ --showme print the underlying command"
+
+# ---- the aarch64 path: the packages' plugin and arm64 server, in the arm64 VM ---------------
+if [[ -f $WORK/unit-arm64/usr/bin/ompdpu-server ]]; then
+  # The program built in the clean root with ompdpu-cc (aarch64 images), run on
+  # this machine with the packaged plugin and libompdpu against the packaged
+  # arm64 server in scripts/ompdpu-vm's guest.
+  vm() {
+    OMPDPU_BUILD_DIR=$ROOT/usr OMPDPU_PLUGIN_DIR=$ROOT/usr/lib/ompdpu \
+      python3 "$REPO/scripts/ompdpu-vm" --name packaging "$@"
+  }
+  export -f vm
+  export ROOT REPO ex
+  set +e
+  vm session --servers 1 --server "$WORK/unit-arm64/usr/bin/ompdpu-server" -- \
+    bash -c 'LD_LIBRARY_PATH=$ROOT/usr/lib vm run -- env OMP_TARGET_OFFLOAD=mandatory \
+      "$ex/aarch64/cc-dpu"' >"$WORK/vm.log" 2>&1
+  rc=$?
+  set -e
+  if ((rc == 77)); then
+    echo "SKIP: the arm64 VM cannot run here: $(tail -1 "$WORK/vm.log")"
+  elif ((rc != 0)) || ! grep -q '^sum 500500 on device 0 of 1 DPUs: initial device 0$' "$WORK/vm.log"; then
+    cat "$WORK/vm.log"
+    fail "the aarch64 program did not run on the packaged arm64 server in the VM"
+  else
+    pass "ompdpu-cc's aarch64 program ran on the packaged arm64 server (arm64 VM), packaged plugin"
+  fi
+  step "arm64 VM"
+fi
 step finished
 echo "packaging: all checks passed in $(($(date +%s) - T0)) s"
