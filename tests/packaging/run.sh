@@ -5,7 +5,9 @@
 # package with apt into a clean Debian 12 root (mmdebstrap, base cached in
 # ~/.cache/ompdpu/packaging), builds a user's project there with
 # find_package(ompdpu) and with ompdpu-cc, and runs it with
-# `ompdpu run --emulate` from the package. Root is needed (chroot).
+# `ompdpu run --emulate` from the package; then runs the aarch64 build with the
+# packaged plugin against the packaged arm64 server in the arm64 VM
+# (scripts/ompdpu-vm). Root is needed (chroot, network namespace).
 #
 #   tests/packaging/run.sh [scripts/package.sh options, e.g. --no-arm64]
 set -euo pipefail
