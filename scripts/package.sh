@@ -82,7 +82,7 @@ if ((arm64)); then
     { tail -20 "$BUILD/cross-build.log" >&2; die "cross build failed (log: $BUILD/cross-build.log)"; }
   depends=$(arm64_depends "$(ls "$OUT"/ompdpu-server_*_amd64.deb)" "$ARM64_BUILD/bin/ompdpu-server")
   log "arm64 server Depends: $depends"
-  cmake -B "$ARM64_BUILD" "${CONFIG[@]}" -DOMPDPU_SERVER_DEPENDS="$depends" >/dev/null
+  cmake -S "$REPO" -B "$ARM64_BUILD" "${CONFIG[@]}" -DOMPDPU_SERVER_DEPENDS="$depends" >/dev/null
   nice -n 10 cmake --build "$ARM64_BUILD" -j "$JOBS" --target ompdpu-server >/dev/null
   rm -rf "$ARM64_BUILD/_CPack_Packages" "$ARM64_BUILD"/*.deb
   (cd "$ARM64_BUILD" && cpack -G DEB) >"$BUILD/cpack-arm64.log" 2>&1 ||
