@@ -39,7 +39,7 @@ MULTIARCH=aarch64-linux-gnu
 # arm64 packages we want (the closure of their library dependencies is added).
 SEED_PKGS=(libucx0 libucx-dev libffi8 libffi-dev libelf1 libelf-dev zlib1g zlib1g-dev
            libomp5-14 libseccomp2 libseccomp-dev libsodium23 libsodium-dev
-           libmunge2 libmunge-dev)
+           libmunge2 libmunge-dev libsystemd0 libsystemd-dev)
 read -r -a extra <<<"${OMPDPU_ARM64_EXTRA_PKGS:-}"
 SEED_PKGS+=("${extra[@]+"${extra[@]}"}")
 # Provided by the Debian cross toolchain (/usr/aarch64-linux-gnu), or not needed to link:

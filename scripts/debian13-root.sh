@@ -18,29 +18,23 @@ CACHE=$(realpath -m "${OMPDPU_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ompdpu}")
 ROOT=$CACHE/debian13/root
 PACKAGES=(clang-17 clang-tools-17 libomp-17-dev llvm-17-tools clang-18 clang-tools-18 libucx0 libffi8
   libelf1t64 libsodium23 libmunge2 libopenmpi40 python3 python3-psutil binutils libc6-dev)
-MIRROR=${OMPDPU_DEBIAN_MIRROR:-http://deb.debian.org/debian}
+# shellcheck source=lib/debian-root.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/debian-root.sh"
 
 make_root() {
   local want
   want=$(printf '%s\n' "${PACKAGES[@]}" libomp-18-dev@/opt/libomp-18 | sort)
-  [[ -f $ROOT/.ompdpu-packages && $(cat "$ROOT/.ompdpu-packages") == "$want" ]] && return 0
-  [[ $(id -u) -eq 0 ]] || die "making the root file system needs root"
-  command -v mmdebstrap >/dev/null || die "no mmdebstrap (scripts/install-deps.sh installs it)"
-  echo "[debian13-root] mmdebstrap trixie into $ROOT (a few minutes)" >&2
-  rm -rf "$ROOT.new" "$ROOT"
-  mkdir -p "$(dirname "$ROOT")"
   # libomp-18-dev conflicts with libomp-17-dev: 18's is unpacked into
   # /opt/libomp-18 instead (tests/llvm-versions links against it there).
   local omp18='cd /tmp && apt-get update -qq && apt-get download -qq libomp5-18 libomp-18-dev &&
     for d in ./*.deb; do dpkg -x "$d" /opt/libomp-18; done && rm -f ./*.deb'
-  mmdebstrap --variant=apt --include="$(IFS=,; echo "${PACKAGES[*]}")" \
-    --customize-hook="chroot \"\$1\" sh -c '$omp18'" trixie "$ROOT.new" \
-    "$MIRROR" >"$CACHE/debian13/mmdebstrap.log" 2>&1 ||
-    die "mmdebstrap failed (log: $CACHE/debian13/mmdebstrap.log)"
-  [[ -f $ROOT.new/opt/libomp-18/usr/lib/llvm-18/lib/libomptarget.so.18.1 ]] ||
-    die "no libomp 18 in $ROOT.new/opt/libomp-18 (log: $CACHE/debian13/mmdebstrap.log)"
-  echo "$want" >"$ROOT.new/.ompdpu-packages"
-  mv "$ROOT.new" "$ROOT"
+  debian_root_make "$ROOT" "$ROOT/.ompdpu-packages" "$want" trixie \
+    "$(IFS=,; echo "${PACKAGES[*]}")" "$CACHE/debian13/mmdebstrap.log" \
+    --customize-hook="chroot \"\$1\" sh -c '$omp18'" || die "cannot make $ROOT"
+  if [[ ! -f $ROOT/opt/libomp-18/usr/lib/llvm-18/lib/libomptarget.so.18.1 ]]; then
+    rm -rf "$ROOT"
+    die "no libomp 18 in $ROOT/opt/libomp-18 (log: $CACHE/debian13/mmdebstrap.log)"
+  fi
 }
 
 BINDS=()
@@ -56,11 +50,4 @@ done
 shift
 (($#)) || die "no COMMAND"
 make_root
-mounts="mount -t proc proc '$ROOT/proc' && mount --rbind /dev '$ROOT/dev' &&
-  mount --rbind /sys '$ROOT/sys' && mount -t tmpfs tmpfs '$ROOT/tmp'"
-for d in "${BINDS[@]}"; do
-  # Made after the tmpfs on /tmp, which would hide a mount point below it.
-  mounts+=" && mkdir -p '$ROOT$d' && mount --bind '$d' '$ROOT$d'"
-done
-# The mounts live and die with this namespace: nothing to clean up.
-exec unshare -m --propagation private sh -c "$mounts && exec chroot '$ROOT' \"\$@\"" sh "$@"
+debian_root_exec "$ROOT" "${BINDS[@]}" -- "$@"

@@ -26,6 +26,9 @@ PACKAGES=(
   # LLVM 19 (libomptarget rebuilt with the dpu plugin: llvm-patches/build-libomptarget-19.sh);
   # they coexist with 14's (libomp 19, which does not, is unpacked privately)
   clang-19 clang-tools-19 llvm-19-dev libzstd-dev
+  # the server's readiness for systemd (sd_notify); scripts/package.sh and
+  # tests/packaging: Debian packages (CPack + dpkg-shlibdeps), their checks
+  libsystemd-dev dpkg-dev fakeroot lintian systemd
 )
 
 missing=()

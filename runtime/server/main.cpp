@@ -7,6 +7,7 @@
 #include "common/log.h"
 #include "protocol/session_channel.h"
 #include "server/options.h"
+#include "server/readiness.h"
 #include "server/session.h"
 #include "server/supervisor.h"
 
@@ -104,5 +105,6 @@ int main(int Argc, char **Argv) {
     return 1;
   }
   Self[N] = 0;
+  Opts->OnListening = notifyReady;
   return runSupervisor(*Opts, Self);
 }

@@ -46,6 +46,8 @@ struct ServerOptions {
   /// kernels started (and will wait for in a later kernel) make progress
   /// between kernels.
   void (*MpiProgress)() = nullptr;
+  /// Called once the server accepts clients on Where (host:port).
+  void (*OnListening)(const std::string &Where) = nullptr;
   // Internal: run as a session process (started by the supervisor).
   bool Session = false;
   int ControlFd = -1;

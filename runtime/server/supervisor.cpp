@@ -563,6 +563,8 @@ int Supervisor::run() {
     (void)Ignored;
     close(Opts.ReadyFd);
   }
+  if (Opts.OnListening)
+    Opts.OnListening(Where);
 
   while (!stopRequested()) {
     unsigned N = W->progress();

@@ -116,7 +116,11 @@ std::string pluginPath(char *const *Argv) {
 std::string serverExe() {
   if (const char *Override = std::getenv("OMPDPU_SERVER"))
     return Override;
-  return selfDir() + "/ompdpu-server";
+  // A package installs the emulated DPUs' server privately, in lib/ompdpu.
+  std::string Beside = selfDir() + "/ompdpu-server";
+  if (access(Beside.c_str(), X_OK) == 0)
+    return Beside;
+  return selfDir() + "/../lib/ompdpu/ompdpu-server";
 }
 
 volatile sig_atomic_t ChildPid = 0;
