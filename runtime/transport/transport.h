@@ -52,11 +52,12 @@ struct SockAddress {
 
 /// The transports (UCX_TLS syntax) of a session's context, chosen alike by
 /// both sides: on one machine shared memory only, so that no TCP interface
-/// is polled on the hot path; on one machine but under another account
+/// is polled on the hot path, and POSIX segments (mode 0600) rather than
+/// System V ones (UCX makes those readable by the owner's group); on one machine but under another account
 /// (whose shared-memory segments UCX makes the owner's alone) TCP;
 /// otherwise UCX's choice ("").
 inline const char *sessionTransports(bool SameHost, bool OtherAccount = false) {
-  return SameHost ? "sm,self" : OtherAccount ? "tcp,self" : "";
+  return SameHost ? "posix,cma,self" : OtherAccount ? "tcp,self" : "";
 }
 
 /// What the layers above need of a transport: active messages with bulk
@@ -66,7 +67,8 @@ class Worker {
 public:
   /// Create a UCX context and worker.
   /// Transports, when given, restricts UCX to them (UCX_TLS syntax): peers on
-  /// the same machine use "sm,self", so that no TCP interface is polled.
+  /// the same machine use shared memory only, so that no TCP interface is
+  /// polled.
   /// With SenderCopies, large messages this worker sends are pushed by it
   /// (rendezvous "put": cma or RDMA writes issued here) instead of pulled by
   /// the receiver: the DPU side does the copying in both directions.

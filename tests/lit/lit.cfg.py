@@ -65,6 +65,9 @@ if not _configured_from_site:
     for var in ("OMP_TARGET_OFFLOAD", "OMPDPU_DEVICES", "OMPDPU_SERVER_PIDS"):
         config.environment.pop(var, None)
 
+    # MUNGE's daemon and key tool (Debian's munge), for a private munged.
+    if shutil.which("munged") and shutil.which("mungekey"):
+        config.available_features.add("munge")
     # Tests of the server's account switching need it to start as root.
     if os.geteuid() == 0:
         config.available_features.add("root")
