@@ -13,7 +13,6 @@
 #include <map>
 #include <random>
 #include <string>
-#include <thread>
 #include <unistd.h>
 #include <vector>
 
@@ -221,12 +220,13 @@ int main(int Argc, char **Argv) {
   auto End = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                 std::chrono::duration<double>(Seconds));
   std::vector<Tally> T(Threads);
-  std::vector<std::thread> Ts;
-  for (int K = 0; K < Threads; ++K)
-    Ts.emplace_back(worker, &T[K], Seed * 1000 + K, End, MaxBytes);
+  // An OpenMP team, not std::threads: libomp 14 has no task team for nowait
+  // tasks of foreign threads (assertion or crash in __kmpc_omp_task_with_deps).
+#pragma omp parallel num_threads(Threads)
+  worker(&T[omp_get_thread_num()], Seed * 1000 + omp_get_thread_num(), End,
+         MaxBytes);
   Tally All;
   for (int K = 0; K < Threads; ++K) {
-    Ts[K].join();
     All.Ops += T[K].Ops, All.Bytes += T[K].Bytes;
     All.Corrupt += T[K].Corrupt, All.Lost += T[K].Lost;
     for (auto &[Kind, V] : T[K].Lat)
