@@ -37,7 +37,8 @@ inline unsigned char transform(unsigned char B, long I, unsigned char Key) {
 template <typename F> void timed(Tally &T, const char *Kind, F &&Fn) {
   auto T0 = Clock::now();
   Fn();
-  double Us = std::chrono::duration<double, std::micro>(Clock::now() - T0).count();
+  double Us =
+      std::chrono::duration<double, std::micro>(Clock::now() - T0).count();
   T.Lat[Kind].push_back(Us);
   ++T.Ops;
 }
@@ -77,19 +78,22 @@ void opAllocMemcpy(Tally &T, std::mt19937_64 &R, long MaxBytes, int Dev) {
   expect(Want, Key);
   int Host0 = omp_get_initial_device();
   unsigned char *D = nullptr;
-  timed(T, "alloc", [&] { D = static_cast<unsigned char *>(omp_target_alloc(N, Dev)); });
+  timed(T, "alloc",
+        [&] { D = static_cast<unsigned char *>(omp_target_alloc(N, Dev)); });
   if (!D) {
     ++T.Lost;
     return;
   }
   int Rc = 0;
-  timed(T, "memcpy", [&] { Rc |= omp_target_memcpy(D, Host.data(), N, 0, 0, Dev, Host0); });
+  timed(T, "memcpy",
+        [&] { Rc |= omp_target_memcpy(D, Host.data(), N, 0, 0, Dev, Host0); });
   timed(T, "kernel", [&] {
 #pragma omp target is_device_ptr(D) device(Dev)
     for (long I = 0; I < N; ++I)
       D[I] = transform(D[I], I, Key);
   });
-  timed(T, "memcpy", [&] { Rc |= omp_target_memcpy(Got.data(), D, N, 0, 0, Host0, Dev); });
+  timed(T, "memcpy",
+        [&] { Rc |= omp_target_memcpy(Got.data(), D, N, 0, 0, Host0, Dev); });
   timed(T, "free", [&] { omp_target_free(D, Dev); });
   T.Lost += Rc != 0;
   T.Bytes += 2 * N;
@@ -99,22 +103,23 @@ void opAllocMemcpy(Tally &T, std::mt19937_64 &R, long MaxBytes, int Dev) {
 /// enter data, kernel, update from, host change, update to, kernel, exit data.
 void opMapped(Tally &T, std::mt19937_64 &R, long MaxBytes, int Dev) {
   long N = randomSize(R, MaxBytes);
-  unsigned char K1 = static_cast<unsigned char>(R()), K2 = static_cast<unsigned char>(R());
+  unsigned char K1 = static_cast<unsigned char>(R()),
+                K2 = static_cast<unsigned char>(R());
   std::vector<unsigned char> V(N), Want;
   fill(V, R);
   Want = V;
   unsigned char *P = V.data();
   timed(T, "enter", [&] {
-#pragma omp target enter data map(to : P[0:N]) device(Dev)
+#pragma omp target enter data map(to : P [0:N]) device(Dev)
   });
   timed(T, "kernel", [&] {
-#pragma omp target map(alloc : P[0:N]) device(Dev)
+#pragma omp target map(alloc : P [0:N]) device(Dev)
     for (long I = 0; I < N; ++I)
       P[I] = transform(P[I], I, K1);
   });
   expect(Want, K1);
   timed(T, "update", [&] {
-#pragma omp target update from(P[0:N]) device(Dev)
+#pragma omp target update from(P [0:N]) device(Dev)
   });
   T.Corrupt += countDiff(Want, V);
   V = Want; // a corrupt copy must not spoil the next check
@@ -122,16 +127,16 @@ void opMapped(Tally &T, std::mt19937_64 &R, long MaxBytes, int Dev) {
   P[0] ^= 0x5a; // the host changes a byte; update to must carry it
   Want[0] = P[0];
   timed(T, "update", [&] {
-#pragma omp target update to(P[0:N]) device(Dev)
+#pragma omp target update to(P [0:N]) device(Dev)
   });
   timed(T, "kernel", [&] {
-#pragma omp target map(alloc : P[0:N]) device(Dev)
+#pragma omp target map(alloc : P [0:N]) device(Dev)
     for (long I = 0; I < N; ++I)
       P[I] = transform(P[I], I, K2);
   });
   expect(Want, K2);
   timed(T, "exit", [&] {
-#pragma omp target exit data map(from : P[0:N]) device(Dev)
+#pragma omp target exit data map(from : P [0:N]) device(Dev)
   });
   T.Bytes += 4 * N;
   T.Corrupt += countDiff(Want, V);
@@ -149,11 +154,15 @@ void opNowait(Tally &T, std::mt19937_64 &R, long MaxBytes, int Dev) {
     WantB[I] = transform(WantA[I], I, 1);
   unsigned char *PA = A.data(), *PB = B.data();
   timed(T, "nowait", [&] {
-#pragma omp target map(tofrom : PA[0:N]) device(Dev) nowait depend(out : PA[0])
+#pragma omp target map(tofrom : PA [0:N]) device(Dev) nowait depend(out : PA[0])
     for (long I = 0; I < N; ++I)
       PA[I] = transform(PA[I], I, Key);
-#pragma omp target map(to : PA[0:N]) map(from : PB[0:N]) device(Dev) nowait    \
-    depend(in : PA[0]) depend(out : PB[0])
+#pragma omp target map(to                                                      \
+                       : PA [0:N]) map(from                                    \
+                                       : PB [0:N]) device(Dev) nowait          \
+depend(in                                                                      \
+       : PA[0]) depend(out                                                     \
+                       : PB[0])
     for (long I = 0; I < N; ++I)
       PB[I] = transform(PA[I], I, 1);
 #pragma omp taskwait
@@ -192,7 +201,8 @@ void printJson(Tally &All) {
   const char *Sep = "";
   for (auto &[Kind, V] : All.Lat) {
     std::printf("%s\"%s\":{\"n\":%zu,\"p50\":%.1f,\"p99\":%.1f}", Sep,
-                Kind.c_str(), V.size(), percentile(V, 0.5), percentile(V, 0.99));
+                Kind.c_str(), V.size(), percentile(V, 0.5),
+                percentile(V, 0.99));
     Sep = ",";
   }
   std::printf("}}\n");

@@ -16,7 +16,6 @@ import signal
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -74,7 +73,7 @@ class Client:
         self.proc = subprocess.Popen(cmd, env=env, stdout=self.out, stderr=subprocess.STDOUT,
                                      start_new_session=True)
         self.started = time.monotonic()
-        self.killed = self.session_killed = False
+        self.killed = self.session_killed = self.hung = False
         self.status = self.result = None
         self.session = None
 
@@ -136,7 +135,6 @@ class Soak:
 
     def spawn(self, seconds):
         c = Client(self.a, self.env, self.addr, seconds, self.rng.randrange(1 << 30))
-        c.hung = False
         self.clients.append(c)
 
     def schedule(self):
@@ -199,7 +197,6 @@ class Soak:
 
     def fresh_client(self):
         c = Client(self.a, self.env, self.addr, 1.0, 7)
-        c.hung = False
         while not c.poll(self.bound):
             time.sleep(0.1)
         return c
