@@ -3,7 +3,6 @@
 
 #include "protocol/messages.h"
 
-#include <cstring>
 #include <sodium.h>
 
 namespace ompdpu::auth {

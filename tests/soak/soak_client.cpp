@@ -100,6 +100,13 @@ void opAllocMemcpy(Tally &T, std::mt19937_64 &R, long MaxBytes, int Dev) {
   T.Corrupt += countDiff(Want, Got);
 }
 
+/// The kernel of opMapped: transform P[0:N], already mapped, on the device.
+void transformMapped(unsigned char *P, long N, unsigned char Key, int Dev) {
+#pragma omp target map(alloc : P [0:N]) device(Dev)
+  for (long I = 0; I < N; ++I)
+    P[I] = transform(P[I], I, Key);
+}
+
 /// enter data, kernel, update from, host change, update to, kernel, exit data.
 void opMapped(Tally &T, std::mt19937_64 &R, long MaxBytes, int Dev) {
   long N = randomSize(R, MaxBytes);
@@ -112,11 +119,7 @@ void opMapped(Tally &T, std::mt19937_64 &R, long MaxBytes, int Dev) {
   timed(T, "enter", [&] {
 #pragma omp target enter data map(to : P [0:N]) device(Dev)
   });
-  timed(T, "kernel", [&] {
-#pragma omp target map(alloc : P [0:N]) device(Dev)
-    for (long I = 0; I < N; ++I)
-      P[I] = transform(P[I], I, K1);
-  });
+  timed(T, "kernel", [&] { transformMapped(P, N, K1, Dev); });
   expect(Want, K1);
   timed(T, "update", [&] {
 #pragma omp target update from(P [0:N]) device(Dev)
@@ -129,11 +132,7 @@ void opMapped(Tally &T, std::mt19937_64 &R, long MaxBytes, int Dev) {
   timed(T, "update", [&] {
 #pragma omp target update to(P [0:N]) device(Dev)
   });
-  timed(T, "kernel", [&] {
-#pragma omp target map(alloc : P [0:N]) device(Dev)
-    for (long I = 0; I < N; ++I)
-      P[I] = transform(P[I], I, K2);
-  });
+  timed(T, "kernel", [&] { transformMapped(P, N, K2, Dev); });
   expect(Want, K2);
   timed(T, "exit", [&] {
 #pragma omp target exit data map(from : P [0:N]) device(Dev)
