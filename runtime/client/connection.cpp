@@ -132,10 +132,14 @@ Status Connection::completeHandshake(Clock::time_point Deadline) {
   if (Trace)
     log(LogLevel::Info, "%s: bulk endpoint:\n%s", Addr.text().c_str(),
         Ends.describeBulk().c_str());
+  if (Line)
+    startSessionTrace();
   return Status();
 }
 
 Connection::~Connection() {
+  if (Line)
+    collectSessionTrace();
   if (Ends.peer(Lane::Supervisor) && alive()) {
     // Orderly goodbye, bounded in time; failures here change nothing.
     // (A failed connection completes both tickets at once.)

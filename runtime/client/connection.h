@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "client/clock_sync.h"
 #include "client/credentials.h"
 #include "client/handshake.h"
 #include "client/request_link.h"
@@ -94,6 +95,15 @@ public:
   Ticket ping();
 
 private:
+  /// OMPDPU_TRACE names a file: the session records as well, and its clock
+  /// is sampled against ours (connection_trace.cpp).
+  void startSessionTrace();
+  /// Fetch what the session recorded into the timeline, and write it.
+  void collectSessionTrace();
+  /// Round trips that return the session's clock; the best of them.
+  ClockSample sampleSessionClock();
+  ClockSample TraceClockStart; ///< the session's clock when tracing began
+
   Connection(const DeviceAddress &A, const ClientConfig &C, WorkerFactory Make)
       : RequestLink(A, C, std::move(Make)) {}
   Status sendHello(const std::string &WantIsa);

@@ -39,11 +39,13 @@ struct PendingOp {
   /// Copies made when the request succeeds, before it is Done.
   std::vector<LateCopy> Then;
   bool RunsKernel = false;      ///< a Run, or a Batch that runs a kernel
-  std::vector<uint8_t> Payload; ///< bulk data of a LoadImage reply
+  std::vector<uint8_t> Payload; ///< bulk data of a LoadImage or Trace reply
   /// A handshake step's answer (HelloReply or AuthChallenge; its body is
   /// the Payload).
   protocol::MsgType ReplyType = protocol::MsgType::Reply;
   std::chrono::steady_clock::time_point Issued;
+  uint16_t Queue = 0; ///< for the timeline (OMPDPU_TRACE=<file>)
+  uint64_t Bytes = 0; ///< bulk bytes out and expected back, for the same
 };
 using Ticket = std::shared_ptr<PendingOp>;
 

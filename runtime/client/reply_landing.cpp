@@ -39,7 +39,7 @@ Landing planLanding(PendingOp &T, size_t Length, bool Rendezvous) {
     }
     return L;
   }
-  if (T.Type == MsgType::LoadImage) {
+  if (T.Type == MsgType::LoadImage || T.Type == MsgType::Trace) {
     T.Payload.resize(Length);
     L.Dst = T.Payload.data();
     return L;

@@ -32,6 +32,8 @@ RequestLink::RequestLink(const DeviceAddress &A, const ClientConfig &C,
           [this](transport::Peer P, const Status &S) { onPeerError(P, S); }) {
   const char *T = std::getenv("OMPDPU_TRACE");
   Trace = T && *T && std::string(T) != "0";
+  if ((Line = Timeline::active()))
+    LineDevice = Line->addDevice(Addr.text());
 }
 
 RequestLink::~RequestLink() {
@@ -62,6 +64,12 @@ Ticket RequestLink::sendLocked(const Header &H, Lane Via, const void *Data,
       H.Operand != 0 && (H.Type == MsgType::Run || H.Type == MsgType::Batch);
   if (Trace || (T->RunsKernel && Cfg.KernelTimeout > 0))
     T->Issued = Clock::now();
+  if (Line) {
+    T->Queue = H.Queue;
+    T->Bytes = Len;
+    for (const HostRange &R : Into)
+      T->Bytes += R.Size;
+  }
   T->Into = std::move(Into);
   if (Pending.empty())
     Health.heard(); // silence is only measured while we wait
@@ -127,6 +135,9 @@ void RequestLink::completeOp(const Ticket &T, const Status &S) {
     return;
   if (Trace)
     Stats.add(T->Type, secondsSince(T->Issued) * 1e6);
+  if (Line)
+    Line->request(LineDevice, T->Type, T->Id, T->Queue, T->Bytes, T->Issued,
+                  Clock::now());
   if (!S.ok())
     T->Result = S;
   else
@@ -277,6 +288,12 @@ void RequestLink::checkHealth() {
 }
 
 Status RequestLink::wait(const Ticket &T) {
+  if (Line && !T->Done.load(std::memory_order_acquire)) {
+    Clock::time_point From = Clock::now();
+    waitUntil(T, Clock::time_point::max());
+    Line->wait(LineDevice, T->Type, From, Clock::now());
+    return T->Result;
+  }
   waitUntil(T, Clock::time_point::max());
   return T->Result;
 }

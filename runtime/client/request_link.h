@@ -14,6 +14,7 @@
 #include "client/endpoints.h"
 #include "client/health_policy.h"
 #include "client/pending.h"
+#include "client/timeline.h"
 #include "client/trace_stats.h"
 #include "common/config.h"
 #include "common/status.h"
@@ -84,8 +85,10 @@ protected:
 
   DeviceAddress Addr;
   ClientConfig Cfg;
-  mutable std::mutex M; // guards the endpoints and everything below
-  bool Trace = false;   ///< OMPDPU_TRACE
+  mutable std::mutex M;     // guards the endpoints and everything below
+  bool Trace = false;       ///< OMPDPU_TRACE
+  Timeline *Line = nullptr; ///< OMPDPU_TRACE names a file
+  unsigned LineDevice = 0;  ///< this connection's track in Line
   Endpoints Ends;
 
 private:

@@ -41,6 +41,8 @@ const char *typeName(MsgType T) {
     return "Output";
   case MsgType::Batch:
     return "Batch";
+  case MsgType::Trace:
+    return "Trace";
   case MsgType::Landed:
     return "Landed";
   case MsgType::SessionSetup:
@@ -352,6 +354,75 @@ Status decodeEntries(const uint8_t *P, size_t N, std::vector<EntryInfo> &Out) {
       return Status::error("malformed entry table");
   if (!R.finishedCleanly())
     return Status::error("trailing bytes after entry table");
+  return Status();
+}
+
+void TraceControl::encode(Writer &W) const {
+  W.put(static_cast<uint8_t>(Action));
+}
+
+bool TraceControl::decode(Reader &R) {
+  uint8_t A = 0;
+  if (!R.get(A) ||
+      (A != uint8_t(TraceAction::Start) && A != uint8_t(TraceAction::Collect)))
+    return false;
+  Action = static_cast<TraceAction>(A);
+  return true;
+}
+
+namespace {
+constexpr size_t kTraceEventBytes = 1 + 1 + 2 + 4 + 4 + 4 + 8 + 8 + 8;
+constexpr size_t kMaxTraceName = 4096;
+} // namespace
+
+std::vector<uint8_t> encodeTraceRecord(const TraceRecord &T) {
+  Writer W;
+  W.put(T.SessionPid);
+  W.put(T.Dropped);
+  W.put(static_cast<uint32_t>(T.Names.size()));
+  for (const std::string &N : T.Names)
+    W.putString(N.size() > kMaxTraceName ? N.substr(0, kMaxTraceName) : N);
+  W.put(static_cast<uint32_t>(T.Events.size()));
+  for (const TraceEvent &E : T.Events) {
+    W.put(E.What);
+    W.put(E.Type);
+    W.put(E.Queue);
+    W.put(E.RequestId);
+    W.put(E.Thread);
+    W.put(E.Name);
+    W.put(E.StartNs);
+    W.put(E.DurationNs);
+    W.put(E.Bytes);
+  }
+  return std::move(W.bytes());
+}
+
+Status decodeTraceRecord(const uint8_t *P, size_t N, TraceRecord &Out) {
+  Reader R(P, N);
+  uint32_t Count = 0;
+  // A name takes at least its 4-byte length, an event kTraceEventBytes:
+  // counts the record cannot hold are refused before memory is reserved.
+  if (!R.get(Out.SessionPid) || !R.get(Out.Dropped) || !R.get(Count) ||
+      Count > R.remaining() / 4)
+    return Status::error("malformed trace record");
+  Out.Names.resize(Count);
+  for (std::string &S : Out.Names)
+    if (!R.getString(S, kMaxTraceName))
+      return Status::error("malformed trace record");
+  if (!R.get(Count) || Count > R.remaining() / kTraceEventBytes)
+    return Status::error("malformed trace record");
+  Out.Events.resize(Count);
+  for (TraceEvent &E : Out.Events) {
+    if (!(R.get(E.What) && R.get(E.Type) && R.get(E.Queue) &&
+          R.get(E.RequestId) && R.get(E.Thread) && R.get(E.Name) &&
+          R.get(E.StartNs) && R.get(E.DurationNs) && R.get(E.Bytes)))
+      return Status::error("malformed trace record");
+    if ((E.What != TraceEvent::Request && E.What != TraceEvent::Kernel) ||
+        (E.What == TraceEvent::Kernel && E.Name >= Out.Names.size()))
+      return Status::error("malformed trace record: bad event");
+  }
+  if (!R.finishedCleanly())
+    return Status::error("trailing bytes after trace record");
   return Status();
 }
 

@@ -22,7 +22,7 @@ namespace ompdpu::protocol {
 /// "OD" in little-endian byte order.
 constexpr uint16_t kMagic = 0x444f;
 /// The protocol version this build speaks.
-constexpr uint16_t kVersion = 6;
+constexpr uint16_t kVersion = 7;
 /// The active-message id of frames that may carry bulk data (the frame is
 /// the message's header, the bulk data its data).
 constexpr unsigned kAmId = 7;
@@ -62,7 +62,8 @@ enum class MsgType : uint8_t {
   SessionCrash,  ///< session -> supervisor: dying of a signal in a kernel
   AuthChallenge, ///< supervisor -> client: its nonce and its proof
   AuthProof,     ///< client -> supervisor: the client's proof
-  Last = AuthProof
+  Trace,         ///< client -> session: start recording, or collect what was
+  Last = Trace
 };
 
 /// Printable name of a message type ("Submit").
@@ -347,6 +348,46 @@ struct SessionExit {
   void encode(Writer &W) const;
   bool decode(Reader &R);
 };
+
+/// What a Trace request asks (PROTOCOL.md, "Traces"). Both are answered
+/// with the session's clock (steady, in ns) as the reply's Value, which the
+/// client pairs with its own to align the two.
+enum class TraceAction : uint8_t {
+  Start = 1,   ///< record from now on
+  Collect = 2, ///< stop; the reply's bulk data is the TraceRecord
+};
+
+struct TraceControl {
+  TraceAction Action = TraceAction::Start;
+  void encode(Writer &W) const;
+  bool decode(Reader &R);
+};
+
+/// What a session recorded: a request from its arrival to its answer, or a
+/// kernel's call. Times are the session's steady clock, in ns.
+struct TraceEvent {
+  enum Kind : uint8_t { Request = 1, Kernel = 2 };
+  uint8_t What = Request;
+  uint8_t Type = 0;   ///< Request: its MsgType
+  uint16_t Queue = 0; ///< Request: its queue
+  uint32_t RequestId = 0;
+  uint32_t Thread = 0; ///< the session thread that did it
+  uint32_t Name = 0;   ///< Kernel: index into TraceRecord::Names
+  uint64_t StartNs = 0;
+  uint64_t DurationNs = 0;
+  uint64_t Bytes = 0; ///< Request: bulk bytes in and out
+};
+
+struct TraceRecord {
+  std::vector<std::string> Names; ///< kernel names
+  std::vector<TraceEvent> Events;
+  uint64_t Dropped = 0; ///< events beyond what the session keeps
+  uint32_t SessionPid = 0;
+};
+
+/// The TraceRecord carried as bulk data in the reply to Trace Collect.
+std::vector<uint8_t> encodeTraceRecord(const TraceRecord &T);
+Status decodeTraceRecord(const uint8_t *P, size_t N, TraceRecord &Out);
 
 /// Encode a frame into Out (replacing its contents, keeping its capacity):
 /// the header followed by the body, in one buffer.

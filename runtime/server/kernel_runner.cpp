@@ -60,9 +60,12 @@ double KernelRunner::call(KernelInfo &K, const uint64_t *Args, size_t Count,
   std::chrono::steady_clock::time_point T0;
   if (Timed)
     T0 = std::chrono::steady_clock::now();
+  uint64_t TraceFrom = Trace && Trace->on() ? SessionTrace::nowNs() : 0;
   setCurrentKernel(K.Name.c_str());
   callKernel(K.Entry, Args, Count);
   setCurrentKernel(nullptr);
+  if (TraceFrom)
+    Trace->kernel(K.Name, TraceFrom);
   if (OutputCapture *C = OutputCapture::active())
     C->afterKernel();
   if (!Timed)

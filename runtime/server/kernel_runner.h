@@ -12,6 +12,7 @@
 
 #include "common/fifo.h"
 #include "server/executor.h"
+#include "server/session_trace.h"
 
 #include <atomic>
 #include <condition_variable>
@@ -65,6 +66,8 @@ public:
   void run();
   /// Threads started so far besides the caller of run().
   size_t followers();
+  /// Where kernel calls are recorded while the client traces.
+  void setTrace(SessionTrace *T) { Trace = T; }
 
 private:
   void threadMain(bool Original);
@@ -73,6 +76,7 @@ private:
   void callShort(KernelInfo &K, const uint64_t *Args, size_t Count);
 
   Loop L;
+  SessionTrace *Trace = nullptr;
   Fifo<KernelJob> Ready;
   std::mutex FollowM; // guards the five members below
   std::condition_variable FollowCV;

@@ -16,6 +16,7 @@
 #include "server/queue_sequencer.h"
 #include "server/reply_sender.h"
 #include "server/request.h"
+#include "server/session_trace.h"
 #include "transport/transport.h"
 
 #include <array>
@@ -75,7 +76,9 @@ struct LandWaiter {
 class Session final : public RequestFinisher {
 public:
   explicit Session(const SessionOptions &O)
-      : Opts(O), Memory(O.MemoryLimit), Runner(loop()) {}
+      : Opts(O), Memory(O.MemoryLimit), Runner(loop()) {
+    Runner.setTrace(&Trace);
+  }
   int run();
 
   void complete(const Header &Request, Peer From, const Reply &Rep,
@@ -93,6 +96,8 @@ private:
   /// The operation at the head of Queue is done: start the next one.
   void queueStepDone(uint32_t Queue);
   void landed(const Request &R);
+  /// A Trace request: start recording, or hand over what was recorded.
+  void trace(Request &R);
   /// Answer R with an error (queue 0: it takes no turn).
   void refuse(Request &R, int32_t Code, const std::string &Msg) {
     R.H.Queue = 0;
@@ -124,6 +129,7 @@ private:
   Fifo<Request> Incoming;
   /// The client's endpoints (control and bulk) that presented the token.
   ClientEndpoints ClientPeers;
+  SessionTrace Trace;
   bool Stop = false;
 };
 
@@ -151,6 +157,8 @@ bool Session::onMessage(const uint8_t *Ctrl, size_t Len, const BulkData &Data,
     Peers->onReply(H, Body);
     return false;
   }
+  if (Trace.on())
+    Trace.arrived(H, From, Data.Length);
   if (H.Type == MsgType::Run && inTurnNow(H, From) &&
       Ops->runNow(H, From, Ctrl + kHeaderSize, Len - kHeaderSize))
     return false;
@@ -200,6 +208,8 @@ void Session::dispatch(Request R) {
     R.H.Queue = 0; // waits for nothing itself
     return landed(R);
   }
+  if (R.H.Type == MsgType::Trace)
+    return trace(R);
   if (R.H.Queue == 0)
     return Ops->start(R, /*FromIntake=*/true);
   switch (Sequencer.admit(R.H.Queue, R.H.Seq, R)) {
@@ -220,6 +230,8 @@ void Session::complete(const Header &Request, Peer From, const Reply &Rep,
                        const void *Data, size_t Len,
                        std::shared_ptr<void> KeepAlive) {
   uint32_t Queue = Request.Queue;
+  if (Trace.on())
+    Trace.answered(Request, From, Len);
   // Small replies leave at once; others finish (and free the queue) later.
   if (Replies->reply(Request, From, Rep, Data, Len, std::move(KeepAlive),
                      [this, Queue] { queueStepDone(Queue); }))
@@ -251,6 +263,24 @@ void Session::landed(const Request &R) {
     return Ops->fail(R, kErrInvalid, "malformed Landed");
   if (!Sequencer.waitLanded(L.Queue, L.Seq, {R.H, R.From}))
     complete(R, Reply());
+}
+
+void Session::trace(Request &R) {
+  TraceControl C;
+  Reader Rd(R.Body.data(), R.Body.size());
+  if (!decodeBody(Rd, C).ok())
+    return refuse(R, kErrInvalid, "malformed Trace");
+  R.H.Queue = 0;
+  Reply Rep;
+  if (C.Action == TraceAction::Start) {
+    Trace.start();
+    Rep.Value = SessionTrace::nowNs();
+    return complete(R, Rep);
+  }
+  auto Bytes = std::make_shared<std::vector<uint8_t>>(
+      encodeTraceRecord(Trace.collect()));
+  Rep.Value = SessionTrace::nowNs();
+  complete(R, Rep, Bytes->data(), Bytes->size(), Bytes);
 }
 
 void Session::onPeerError(Peer P, const Status &S) {

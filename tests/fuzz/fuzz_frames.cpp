@@ -111,9 +111,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
   case MsgType::SessionCrash:
     roundTrip<SessionCrash>(H, Body);
     break;
+  case MsgType::Trace:
+    roundTrip<TraceControl>(H, Body);
+    break;
   }
   // The entry table of a LoadImage reply arrives as bulk data.
   std::vector<EntryInfo> Entries;
   (void)decodeEntries(Data, Size, Entries);
+  // So does a session's trace record, answering Trace Collect.
+  TraceRecord Rec, Again;
+  if (decodeTraceRecord(Data, Size, Rec).ok()) {
+    std::vector<uint8_t> Bytes = encodeTraceRecord(Rec);
+    if (!decodeTraceRecord(Bytes.data(), Bytes.size(), Again).ok())
+      std::abort();
+  }
   return 0;
 }

@@ -208,6 +208,44 @@ TEST(Protocol, EntryTableRoundTrip) {
   EXPECT_FALSE(decodeEntries(Bytes.data(), Bytes.size(), Out).ok());
 }
 
+TEST(Protocol, TraceRecordRoundTripAndRefusals) {
+  TraceRecord In;
+  In.SessionPid = 42;
+  In.Dropped = 3;
+  In.Names = {"__omp_offloading_k"};
+  TraceEvent Req;
+  Req.Type = uint8_t(MsgType::Submit);
+  Req.Queue = 7;
+  Req.RequestId = 9;
+  Req.StartNs = 1000;
+  Req.DurationNs = 50;
+  Req.Bytes = 1 << 20;
+  TraceEvent K;
+  K.What = TraceEvent::Kernel;
+  K.Name = 0;
+  K.Thread = 5;
+  In.Events = {Req, K};
+  std::vector<uint8_t> Bytes = encodeTraceRecord(In);
+  TraceRecord Out;
+  ASSERT_TRUE(decodeTraceRecord(Bytes.data(), Bytes.size(), Out).ok());
+  EXPECT_EQ(Out.SessionPid, 42u);
+  EXPECT_EQ(Out.Dropped, 3u);
+  ASSERT_EQ(Out.Events.size(), 2u);
+  EXPECT_EQ(Out.Events[0].Bytes, 1u << 20);
+  EXPECT_EQ(Out.Events[0].Queue, 7u);
+  EXPECT_EQ(Out.Events[1].Thread, 5u);
+  EXPECT_EQ(Out.Names[Out.Events[1].Name], "__omp_offloading_k");
+  // A kernel naming no name, a count beyond the bytes, a short record.
+  In.Events[1].Name = 1;
+  std::vector<uint8_t> Bad = encodeTraceRecord(In);
+  EXPECT_FALSE(decodeTraceRecord(Bad.data(), Bad.size(), Out).ok());
+  Bytes[12] = 0xff;
+  EXPECT_FALSE(decodeTraceRecord(Bytes.data(), Bytes.size(), Out).ok());
+  Bytes = encodeTraceRecord(TraceRecord());
+  Bytes.pop_back();
+  EXPECT_FALSE(decodeTraceRecord(Bytes.data(), Bytes.size(), Out).ok());
+}
+
 std::vector<uint8_t> validFrame() {
   Header H;
   H.Type = MsgType::Alloc;
