@@ -39,8 +39,10 @@ client in its own confined session process.
 
 This package has ompdpu-server, its systemd unit and its configuration file
 /etc/ompdpu/server.conf.")
+# postinst: the --root-user account (adduser).
 set(CPACK_DEBIAN_SERVER_PACKAGE_CONTROL_EXTRA
-    ${CMAKE_CURRENT_LIST_DIR}/server/conffiles)
+    ${CMAKE_CURRENT_LIST_DIR}/server/conffiles
+    ${CMAKE_CURRENT_LIST_DIR}/server/postinst)
 # libompdpu: a shlibs file, and ldconfig run by a trigger.
 set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS ON)
 set(CPACK_DEBIAN_HOST_PACKAGE_CONTROL_EXTRA ${CMAKE_CURRENT_LIST_DIR}/host/triggers)
@@ -50,9 +52,10 @@ if(CMAKE_SYSTEM_PROCESSOR STREQUAL aarch64)
   # passes the Depends it derived (OMPDPU_SERVER_DEPENDS).
   set(CPACK_COMPONENTS_ALL server)
   set(CPACK_DEBIAN_PACKAGE_ARCHITECTURE arm64)
-  set(CPACK_DEBIAN_SERVER_PACKAGE_DEPENDS "${OMPDPU_SERVER_DEPENDS}")
+  set(CPACK_DEBIAN_SERVER_PACKAGE_DEPENDS "${OMPDPU_SERVER_DEPENDS}, adduser")
 else()
   set(CPACK_COMPONENTS_ALL host server)
-  set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+  set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON) # merged with what is set here
+  set(CPACK_DEBIAN_SERVER_PACKAGE_DEPENDS adduser)
 endif()
 include(CPack)

@@ -29,6 +29,8 @@ PACKAGES=(
   # the server's readiness for systemd (sd_notify); scripts/package.sh and
   # tests/packaging: Debian packages (CPack + dpkg-shlibdeps), their checks
   libsystemd-dev dpkg-dev fakeroot lintian systemd
+  # tests/packaging: the service booted under a real systemd (systemd-nspawn)
+  systemd-container
 )
 
 missing=()

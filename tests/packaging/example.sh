@@ -30,13 +30,13 @@ int main(void) {
   for (int i = 0; i < N; ++i)
     data[i] = i + 1;
   long sum = 0;
-  int pid = 0, ppid = 0, initial = 1;
+  int pid = 0, ppid = 0, uid = -1, initial = 1;
   int dev = ompdpu_device(0);
   if (dev < 0) {
     printf("no DPU\n");
     return 1;
   }
-#pragma omp target device(dev) map(to : data) map(from : sum, pid, ppid, initial)
+#pragma omp target device(dev) map(to : data) map(from : sum, pid, ppid, uid, initial)
   {
     long s = 0;
     for (int i = 0; i < N; ++i)
@@ -44,12 +44,14 @@ int main(void) {
     sum = s;
     pid = getpid();
     ppid = getppid();
+    uid = (int)getuid();
     initial = omp_is_initial_device();
   }
   printf("sum %ld on device %d of %d DPUs: initial device %d\n", sum, dev,
          ompdpu_num_devices(), initial);
-  printf("region in process %d (child of %d); program is process %d\n", pid,
-         ppid, (int)getpid());
+  printf("region in process %d (child of %d) as uid %d; program is process "
+         "%d\n",
+         pid, ppid, uid, (int)getpid());
   return sum == (long)N * (N + 1) / 2 && !initial && pid != getpid() ? 0 : 1;
 }
 C

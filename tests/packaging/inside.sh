@@ -10,6 +10,14 @@ mkdir -p $out
 apt-get update -qq
 apt-get install -y -qq /opt/debs/ompdpu_*_amd64.deb >$out/apt.log 2>&1 ||
   { tail -20 $out/apt.log; exit 1; }
+# The DPU package too (its amd64 build: the same maintainer scripts): its
+# postinst makes the --root-user account, and a reinstall keeps it.
+apt-get install -y -qq /opt/debs/ompdpu-server_*_amd64.deb >$out/apt-server.log 2>&1 ||
+  { tail -20 $out/apt-server.log; exit 1; }
+getent passwd ompdpu >$out/account
+apt-get install -y -qq --reinstall /opt/debs/ompdpu-server_*_amd64.deb >>$out/apt-server.log 2>&1 ||
+  { tail -20 $out/apt-server.log; exit 1; }
+getent passwd ompdpu >>$out/account
 cd /opt/example
 if ! { cmake -S . -B build -DCMAKE_C_COMPILER=clang-14 && cmake --build build; } >$out/cmake.log 2>&1; then
   tail -20 $out/cmake.log

@@ -5,7 +5,8 @@
 # package with apt into a clean Debian 12 root (mmdebstrap, base cached in
 # ~/.cache/ompdpu/packaging), builds a user's project there with
 # find_package(ompdpu) and with ompdpu-cc, and runs it with
-# `ompdpu run --emulate` from the package; then runs the aarch64 build with the
+# `ompdpu run --emulate` from the package; boots the DPU package's service
+# under systemd (tests/packaging/systemd.sh); then runs the aarch64 build with the
 # packaged plugin against the packaged arm64 server in the arm64 VM
 # (scripts/ompdpu-vm). Root is needed (chroot, network namespace).
 #
@@ -15,6 +16,7 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
 . "$HERE/base.sh"
 . "$HERE/example.sh"
+. "$HERE/systemd.sh"
 T0=$(date +%s)
 step() { printf '[packaging] %s (%d s)\n' "$*" $(($(date +%s) - T0)) >&2; }
 pass() { printf 'PASS: %s\n' "$*"; }
@@ -55,7 +57,7 @@ ROOT=$WORK/root
 mkdir -p "$ROOT"
 tar -xf "$base" -C "$ROOT"
 mkdir -p "$ROOT/opt/debs"
-cp "$WORK"/debs/ompdpu_*_amd64.deb "$ROOT/opt/debs/"
+cp "$WORK"/debs/ompdpu_*_amd64.deb "$WORK"/debs/ompdpu-server_*_amd64.deb "$ROOT/opt/debs/"
 write_example "$ROOT/opt/example"
 cp "$HERE/inside.sh" "$ROOT/opt/inside.sh"
 debian_root_exec "$ROOT" -- /opt/inside.sh >"$WORK/inside.log" 2>&1 ||
@@ -63,6 +65,15 @@ debian_root_exec "$ROOT" -- /opt/inside.sh >"$WORK/inside.log" 2>&1 ||
 step "install, build and run in the clean root"
 out=$ROOT/opt/out
 pass "apt installed $(dpkg-deb -f "$WORK"/debs/ompdpu_*_amd64.deb Package) with its Depends and Recommends"
+# The server package's account: a system user (uid below 1000), no shell, no
+# home; the same after a reinstall.
+IFS=: read -r name _ uid _ _ home shell < <(head -1 "$out/account") ||
+  fail "the server package made no ompdpu account"
+[[ $name == ompdpu && $uid -lt 1000 && $home == /nonexistent && $shell == */nologin ]] ||
+  fail "the ompdpu account is not a system account: $(head -1 "$out/account")"
+[[ $(sed -n 1p "$out/account") == "$(sed -n 2p "$out/account")" ]] ||
+  fail "a reinstall changed the ompdpu account: $(cat "$out/account")"
+pass "ompdpu-server's postinst made the --root-user account (uid $uid, $shell), kept on reinstall"
 
 # ---- what the runs prove -------------------------------------------------------------------
 # Machines of the ELF files embedded in a program (its device images).
@@ -81,7 +92,7 @@ for exe in where_it_runs cc-emulated; do
   grep -q '^sum 500500 on device 0 of 1 DPUs: initial device 0$' "$o" ||
     { cat "$o"; fail "$exe: wrong sum or not on the DPU"; }
   # Sessions are children of the server: the region ran server-side.
-  grep -q "^region in process [0-9]* (child of $servers);" "$o" ||
+  grep -q "^region in process [0-9]* (child of $servers) as uid" "$o" ||
     { cat "$o"; fail "$exe: the region's process is no session of server $servers"; }
   grep -q 'LoadImage: 1 requests' "$o" || { cat "$o"; fail "$exe: no LoadImage in OMPDPU_TRACE"; }
   pass "$exe ($([[ $exe == cc-* ]] && echo ompdpu-cc --emulate || echo "find_package(ompdpu)")): ran in a session of emulated DPU server $servers (OMP_TARGET_OFFLOAD=mandatory)"
@@ -100,6 +111,9 @@ grep -q '^clang-14 -fopenmp -fopenmp-targets=aarch64-unknown-linux-gnu -fuse-ld=
 grep -qx 'clang++-14 -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu -c x.cpp' "$out/showme-cxx" ||
   fail "ompdpu-c++ --emulate --showme: $(cat "$out/showme-cxx")"
 pass "ompdpu-cc/ompdpu-c++ --showme print the underlying command"
+
+# ---- the DPU package's service under a real systemd ---------------------------------------
+systemd_service_test
 
 # ---- the aarch64 path: the packages' plugin and arm64 server, in the arm64 VM ---------------
 if [[ -f $WORK/unit-arm64/usr/bin/ompdpu-server ]]; then
