@@ -39,6 +39,7 @@ ClockSample Connection::sampleSessionClock() {
 }
 
 void Connection::startSessionTrace() {
+  Line->attached(LineDevice);
   TraceClockStart = sampleSessionClock();
   if (!TraceClockStart.valid())
     Line->sessionMissing(LineDevice, "the session did not start recording");

@@ -87,7 +87,7 @@ int64_t Timeline::sinceOrigin(TimePoint T) const {
 
 unsigned Timeline::addDevice(const std::string &Label) {
   std::lock_guard<std::mutex> L(M);
-  Devices.push_back({Label, "", 0, 0});
+  Devices.push_back({Label, "", 0, 0, false});
   return static_cast<unsigned>(Devices.size() - 1);
 }
 
@@ -158,6 +158,12 @@ void Timeline::session(unsigned Device, const protocol::TraceRecord &R,
   }
 }
 
+void Timeline::attached(unsigned Device) {
+  std::lock_guard<std::mutex> L(M);
+  if (Device < Devices.size())
+    Devices[Device].Attached = true;
+}
+
 void Timeline::sessionMissing(unsigned Device, const std::string &Why) {
   std::lock_guard<std::mutex> L(M);
   if (Device < Devices.size())
@@ -167,6 +173,11 @@ void Timeline::sessionMissing(unsigned Device, const std::string &Why) {
 Status Timeline::write() {
   std::string Out = "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n";
   std::lock_guard<std::mutex> L(M);
+  bool AnyAttached = false;
+  for (const Device &D : Devices)
+    AnyAttached = AnyAttached || D.Attached;
+  if (!AnyAttached)
+    return Status();
   auto meta = [&](uint32_t Pid, const char *What, const std::string &Name) {
     Out += "{\"ph\":\"M\",\"pid\":" + std::to_string(Pid) + ",\"name\":\"";
     Out += What;

@@ -41,9 +41,14 @@ public:
   /// What Device's session recorded, its times mapped through Clock.
   void session(unsigned Device, const protocol::TraceRecord &R,
                const ClockMap &Clock);
+  /// Device's connection reached its session.
+  void attached(unsigned Device);
   /// Why Device's session events are missing.
   void sessionMissing(unsigned Device, const std::string &Why);
-  /// Write (or rewrite) the file with everything so far.
+  /// Write (or rewrite) the file with everything so far; nothing while no
+  /// connection has reached a session: a plugin loaded twice (LLVM 16 tries
+  /// two names) has a copy whose only connection is dropped at its
+  /// handshake, and it must not overwrite the trace of the one in use.
   Status write();
   const std::string &path() const { return Path; }
 
@@ -54,6 +59,7 @@ private:
     std::string Note; ///< clock uncertainty, or why sessions are missing
     uint32_t SessionPid = 0;
     uint64_t Dropped = 0;
+    bool Attached = false;
   };
   /// One complete ('X') or async ('b'/'e') event.
   struct Event {
