@@ -35,7 +35,7 @@ int main(void) {
     buf[i] = (unsigned char)(i * 7);
   int host_pid = getpid(), dev_pid = -1;
   char machine[16] = "";
-#pragma omp target map(tofrom : buf[0:N]) map(from : dev_pid, machine)
+#pragma omp target map(tofrom : buf [0:N]) map(from : dev_pid, machine)
   {
     struct utsname u;
     dev_pid = getpid();
@@ -48,8 +48,8 @@ int main(void) {
   unsigned bad = 0;
   for (unsigned i = 0; i < N; ++i)
     bad += buf[i] != (unsigned char)(i * 7 + 1);
-  printf("on-server: %d machine: %s bad: %u\n", dev_pid > 0 && dev_pid != host_pid,
-         machine, bad);
+  printf("on-server: %d machine: %s bad: %u\n",
+         dev_pid > 0 && dev_pid != host_pid, machine, bad);
   // CHECK: on-server: 1 machine: aarch64 bad: 0
   free(buf);
   return 0;

@@ -17,16 +17,16 @@ int main(void) {
   unsigned char *a = malloc(N), *b = malloc(N);
   memset(a, 1, N);
   int host_pid = getpid(), dev_pid = -1;
-#pragma omp target enter data map(alloc : a[0:N], b[0:N])
+#pragma omp target enter data map(alloc : a [0:N], b [0:N])
   for (int round = 1; round <= 1000; ++round) {
     a[round] = (unsigned char)round;
-#pragma omp target update to(a[0:N])
+#pragma omp target update to(a [0:N])
 #pragma omp target map(from : dev_pid)
     {
       dev_pid = getpid();
       b[0] = a[round];
     }
-#pragma omp target update from(b[0:N])
+#pragma omp target update from(b [0:N])
     printf("round %d %s\n", round,
            dev_pid != host_pid && b[0] == (unsigned char)round ? "ok" : "BAD");
   }
