@@ -39,7 +39,9 @@ MULTIARCH=aarch64-linux-gnu
 # arm64 packages we want (the closure of their library dependencies is added).
 SEED_PKGS=(libucx0 libucx-dev libffi8 libffi-dev libelf1 libelf-dev zlib1g zlib1g-dev
            libomp5-14 libseccomp2 libseccomp-dev libsodium23 libsodium-dev
-           libmunge2 libmunge-dev libsystemd0 libsystemd-dev)
+           libmunge2 libmunge-dev libsystemd0 libsystemd-dev
+           # libomptarget.so: arm64 host programs (the RDMA testbed runs them in the VM)
+           libomp-14-dev)
 read -r -a extra <<<"${OMPDPU_ARM64_EXTRA_PKGS:-}"
 SEED_PKGS+=("${extra[@]+"${extra[@]}"}")
 # Provided by the Debian cross toolchain (/usr/aarch64-linux-gnu), or not needed to link:
@@ -224,8 +226,8 @@ if [ $changed = 1 ] || [ ! -f "$SYSROOT/pkgconfig.env" ]; then
     ln -sfn "$(realpath -m --relative-to="$(dirname "$link")" "$SYSROOT$target")" "$link"
   done < <(find "$SYSROOT" -type l -print0)
 
-  # libomp5-14 ships only libomp.so.5; the linker wants libomp.so (libomp-14-dev:arm64
-  # would bring it, but depends on the whole of libllvm14).
+  # libomp5-14 ships only libomp.so.5; the linker wants libomp.so (libomp-14-dev:arm64,
+  # unpacked without its libllvm14, brings it under llvm-14/lib only).
   libdir=$SYSROOT/usr/lib/$MULTIARCH
   [ -e "$libdir/libomp.so.5" ] || die "libomp.so.5 missing from $libdir after unpacking libomp5-14"
   [ -e "$libdir/libomp.so" ] || ln -sfn libomp.so.5 "$libdir/libomp.so"

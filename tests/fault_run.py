@@ -4,9 +4,9 @@ harness of the fault tests, the same for both targets (lit substitution `%fault`
 
 usage: fault_run.py --ompdpu PATH [common options] -- CMD...
        fault_run.py --ompdpu-vm PATH --name VM [--private-vm SUFFIX [--netem SPEC]]
-                    [common options] -- CMD...
+                    [--in-guest] [--server-env "VAR=VALUE..."] [common options] -- CMD...
 common options: [--fresh-server] [--server-args ARGS] [--when REGEX] [--delay S]
-                [--action none|kill-server|kill-server-tree|kill-qemu|panic]
+                [--action none|kill-server|kill-server-tree|freeze-server|kill-qemu|panic]
                 [--limit S] [--check-server]
 
 With --ompdpu (tests/lit, emulated DPUs): the server is an emulated DPU of this run alone
@@ -21,13 +21,17 @@ the guest kernel crashes) must not hit the VM the other tests share; so must a l
 a free port (`ompdpu-start-server 0`) for this run alone, and stops it at the end, so that
 killing it spares the shared servers. CMD runs on the host side, inside the VM's namespace
 (`ompdpu-vm run --ports PORT`, so OMPDPU_DEVICES is GUEST:PORT and the aarch64 plugin is on
-LD_LIBRARY_PATH).
+LD_LIBRARY_PATH). With --in-guest (the RDMA testbed, `ompdpu-vm start --rdma`) CMD, an
+arm64 program, runs in the guest beside the server instead (`ompdpu-vm guest-run`), and
+--server-env sets variables for the fresh server (e.g. UCX_TLS=tcp UCX_NET_DEVICES=eth0).
 
 `{addr}`, `{port}` and `{guest}` in CMD are replaced. Its stdout and stderr are merged into
 this script's stdout, line by line. The first line matching --when (default: at once) arms
 the --action, carried out --delay seconds later:
   kill-server       SIGKILL the server's supervisor (with the VM: needs --fresh-server)
   kill-server-tree  SIGKILL the supervisor and every process under it (its sessions)
+  freeze-server     SIGSTOP the supervisor and every process under it: a peer gone silent
+                    whose connections stay up (killed at the end)
   kill-qemu         SIGKILL qemu (`ompdpu-vm kill`): the DPU dies, the link stays (VM)
   panic             crash the guest kernel (echo c > /proc/sysrq-trigger) (VM)
 and a line `action: ACTION done` is printed. When CMD ends (or --limit S passes: then it
@@ -79,7 +83,7 @@ def on_signal(signum, _frame):
 class LocalTarget:
     """An emulated DPU of this run alone (`ompdpu emulate 1`)."""
 
-    actions = ("kill-server", "kill-server-tree")
+    actions = ("kill-server", "kill-server-tree", "freeze-server")
 
     def __init__(self, a):
         self.a, self.ompdpu, self.emulation = a, a.ompdpu, None
@@ -100,10 +104,10 @@ class LocalTarget:
         return [self.ompdpu, "run", "--devices", self.addr, "--"] + cmd
 
     def act(self, action):
-        pids = [self.pid] + (descendants(self.pid) if action == "kill-server-tree" else [])
+        pids = [self.pid] + (descendants(self.pid) if action != "kill-server" else [])
         for p in pids:
             try:
-                os.kill(p, signal.SIGKILL)
+                os.kill(p, signal.SIGSTOP if action == "freeze-server" else signal.SIGKILL)
             except ProcessLookupError:
                 pass
         return 0, ""
@@ -121,6 +125,11 @@ class LocalTarget:
 
     def stop(self):
         if self.emulation:
+            for p in [self.pid] + descendants(self.pid):   # frozen ones stop too
+                try:
+                    os.kill(p, signal.SIGCONT)
+                except ProcessLookupError:
+                    pass
             self.emulation.stop()
         self.errors.close()
 
@@ -147,7 +156,7 @@ def descendants(pid):
 class VmTarget:
     """A server in the arm64 VM (scripts/ompdpu-vm)."""
 
-    actions = ("kill-server", "kill-server-tree", "kill-qemu", "panic")
+    actions = ("kill-server", "kill-server-tree", "freeze-server", "kill-qemu", "panic")
 
     def __init__(self, a):
         self.a = a
@@ -170,7 +179,7 @@ class VmTarget:
         st = vm_state(self.vm)
         self.port = st["ports"][0] if st["ports"] else 18515
         if a.fresh_server:
-            rc, text = self.guest("ompdpu-start-server 0 " + a.server_args)
+            rc, text = self.guest(a.server_env + " ompdpu-start-server 0 " + a.server_args)
             m = re.search(r"LISTENING \S+:(\d+) pid (\d+)", text)
             if rc != 0 or not m:
                 raise Failed("cannot start a server in the guest (%s):\n%s" % (rc, text))
@@ -188,13 +197,16 @@ class VmTarget:
         return r.returncode, r.stdout
 
     def command(self, cmd):
-        return self.vmtool + ["--name", self.vm, "run", "--ports", str(self.port), "--"] + cmd
+        how = "guest-run" if self.a.in_guest else "run"
+        return self.vmtool + ["--name", self.vm, how, "--ports", str(self.port), "--"] + cmd
 
     def act(self, action):
         if action == "kill-server":
             return self.guest("kill -9 %d" % self.server_pid)
         if action == "kill-server-tree":
             return self.guest(KILL_TREE % self.server_pid)
+        if action == "freeze-server":
+            return self.guest(KILL_TREE.replace("-9", "-STOP") % self.server_pid)
         if action == "kill-qemu":
             r = self.vmcmd("kill", stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
             return r.returncode, r.stdout
@@ -220,6 +232,7 @@ class VmTarget:
 
 ACTION_SAYS = {"kill-server": "killing server",
                "kill-server-tree": "killing server and its session processes",
+               "freeze-server": "freezing server and its session processes (SIGSTOP)",
                "kill-qemu": "killing qemu (the DPU dies)",
                "panic": "crashing the guest kernel (sysrq c)"}
 
@@ -294,6 +307,9 @@ def main():
     ap.add_argument("--private-vm")
     ap.add_argument("--netem", default="", help="link model of the private VM")
     ap.add_argument("--fresh-server", action="store_true")
+    ap.add_argument("--in-guest", action="store_true",
+                    help="run CMD in the guest (the RDMA testbed)")
+    ap.add_argument("--server-env", default="", help="VAR=VALUE... for the fresh server")
     ap.add_argument("--server-args", default="")
     ap.add_argument("--when", default="")
     ap.add_argument("--delay", type=float, default=0.3)
@@ -310,7 +326,8 @@ def main():
         ap.error("--ompdpu-vm needs --name")
     if a.action != "none" and a.action not in kind.actions:
         ap.error("--action %s needs the arm64 VM" % a.action)
-    if a.ompdpu_vm and a.action in ("kill-server", "kill-server-tree") and not a.fresh_server:
+    if a.ompdpu_vm and a.action in ("kill-server", "kill-server-tree", "freeze-server") \
+            and not a.fresh_server:
         ap.error("--action %s needs --fresh-server" % a.action)
     if a.ompdpu_vm and a.check_server and not a.fresh_server:
         ap.error("--check-server needs --fresh-server")

@@ -5,10 +5,16 @@
 # (scripts/ompdpu-vm), plus the tests of tests/lit-arm/arm (proof that regions run on
 # aarch64, faults only a VM can have).
 #
-# Three suites share this file; CMake writes one site config for each:
+# Six suites share this file; CMake writes one site config for each:
 #   build/tests/lit-arm/offload/lit.site.cfg.py  test sources: tests/lit/offload
 #   build/tests/lit-arm/fault/lit.site.cfg.py    test sources: tests/lit/fault
 #   build/tests/lit-arm/arm/lit.site.cfg.py      test sources: tests/lit-arm/arm
+# and the same over RDMA (config.ompdpu_arm_rdma; the VM started with --rdma): programs
+# built for an arm64 host too (ompdpu-aarch64-cc --host-aarch64, the arm64 plugin of
+# build-arm64/plugin) run in the guest (ompdpu-vm guest-run) beside its servers, the two
+# talking over UCX's verbs transports on soft-RoCE only:
+#   build/tests/lit-arm/rdma-offload, rdma-fault  test sources: tests/lit/offload, fault
+#   build/tests/lit-arm/rdma                      test sources: tests/lit-arm/rdma
 # The VM is started once for the whole run (tests/lit-arm/run-lit-arm.sh, the ctest
 # `lit-arm`, does it), not per test; its name comes from --param vm_name=NAME, else
 # $OMPDPU_VM_NAME, else "lit-arm". Straight from the source tree (no site config) only
@@ -43,6 +49,7 @@ if not hasattr(config, "ompdpu_arm_suite"):
     config.ompdpu_lit_exec_root = os.path.join(_build, "tests", "lit-arm", "arm")
 
 _src = config.ompdpu_source_root
+rdma = getattr(config, "ompdpu_arm_rdma", False)
 
 # Tests of tests/lit/offload that mean nothing on this testbed, with the reason (lit
 # reports them UNSUPPORTED). Tests written for it can also say `UNSUPPORTED: arm-vm`.
@@ -54,15 +61,30 @@ UNSUPPORTED = {
 }
 
 
+# Over RDMA, also those that need this host to reach the guest's servers (they are on
+# verbs only, and this host has no RDMA device) or a host-side tool.
+UNSUPPORTED_RDMA = dict(UNSUPPORTED, **{
+    "auth_clients.c": "starts servers on host loopback",
+    "dlopen_library.c": "its host program is built by %host-cc for this host",
+    "zero_copy_bulk.c": "checks for a cma lane; tests/lit-arm/rdma/rdma_bulk_lanes.c "
+                        "checks the RDMA lanes instead",
+    "tcp_transport.c": "forces UCX_TLS=tcp,self against servers on verbs only "
+                       "(rdma_bulk_lanes.c runs one against a TCP server of its own)",
+})
+
 config.name = "ompdpu-arm-" + config.ompdpu_arm_suite
-config.test_format = armlit.ArmShTest(
-    UNSUPPORTED if config.ompdpu_arm_suite == "offload" else {}, execute_external=False)
+_unsupported = {}
+if config.ompdpu_arm_suite in ("offload", "rdma-offload", "rdma-fault"):
+    _unsupported = UNSUPPORTED_RDMA if rdma else UNSUPPORTED
+config.test_format = armlit.ArmShTest(_unsupported, execute_external=False)
 config.suffixes = [".c", ".cpp"]
 config.excludes = ["Inputs", "CMakeLists.txt"]
 config.test_source_root = config.ompdpu_arm_source
 config.test_exec_root = config.ompdpu_lit_exec_root
 config.available_features.add("arm-vm")
 config.available_features.add("aarch64-device")
+if rdma:
+    config.available_features.add("rdma")
 
 # --- environment ---------------------------------------------------------------------
 tools = config.ompdpu_llvm_tools_dir
@@ -84,6 +106,12 @@ config.environment["OMPDPU_BUILD_DIR"] = os.path.dirname(config.ompdpu_bin_dir)
 # answered again afterwards. Silence is not death on this testbed: 30 s unless set.
 # The tests of the heartbeat itself (arm/dpu_died.c, arm/kernel_panic.c) set 3 s.
 config.environment["OMPDPU_TIMEOUT"] = os.environ.get("OMPDPU_TIMEOUT", "30")
+if rdma:
+    # Over RDMA the program is emulated too, and its handshake (RDMA-CM falls back to
+    # TCP's connection manager, then rc and ud are wired up, both ends under TCG) takes
+    # 1-3 s alone and has taken more than the default 5 s with two tests at once.
+    config.environment["OMPDPU_CONNECT_TIMEOUT"] = os.environ.get(
+        "OMPDPU_CONNECT_TIMEOUT", "30")
 
 # --- limits: 300 s per test (emulated Arm cores; --param ompdpu_timeout=S), at most 2
 # tests at a time ------------------------------------------------------------------------
@@ -92,7 +120,7 @@ _run_prefix = lit_limits.time_limit(
 
 # --- the VM --------------------------------------------------------------------------
 vm_name = (lit_config.params.get("vm_name") or os.environ.get("OMPDPU_VM_NAME")
-           or "lit-arm")
+           or ("lit-rdma" if rdma else "lit-arm"))
 python = config.ompdpu_python
 vm_tool = os.path.join(_src, "scripts", "ompdpu-vm")
 vm = "%s %s --name %s" % (python, vm_tool, vm_name)
@@ -102,8 +130,11 @@ _st = subprocess.run([python, vm_tool, "--name", vm_name, "status"],
 if _st.returncode != 0:
     lit_config.fatal("the arm64 VM '%s' is not running or not answering:\n%s\n"
                      "Run the suite through tests/lit-arm/run-lit-arm.sh (ctest -L arm), or "
-                     "start the VM first: scripts/ompdpu-vm --name %s start"
-                     % (vm_name, _st.stdout.strip(), vm_name))
+                     "start the VM first: scripts/ompdpu-vm --name %s start%s"
+                     % (vm_name, _st.stdout.strip(), vm_name, " --rdma" if rdma else ""))
+if rdma != ("RDMA (soft-RoCE" in _st.stdout):
+    lit_config.fatal("the VM '%s' is %san RDMA VM, the suite %s one (start --rdma)"
+                     % (vm_name, "" if not rdma else "not ", "needs" if rdma else "needs no"))
 # The guest address, from the status line "guest 10.A.B.2 (...)".
 _guest = [w for line in _st.stdout.splitlines() if line.strip().startswith("guest ")
           for w in line.split()[1:2]]
@@ -119,22 +150,33 @@ os.makedirs(stub_dir, exist_ok=True)
 with open(os.path.join(stub_dir, "libompdpu.so"), "w") as f:
     f.write("/* libompdpu is host-only: nothing to link into aarch64 device images */\n")
 cc = os.path.join(_src, "scripts", "ompdpu-aarch64-cc")
+_libs = config.ompdpu_lib_dir
+if rdma:
+    # libompdpu of the arm64 host build, at the same path in the guest (9p share).
+    _arm64_build = os.environ.get("OMPDPU_ARM64_BUILD") or os.path.join(_src, "build-arm64")
+    _libs = os.path.join(_arm64_build, "plugin", "lib")
 link = "-Xopenmp-target=%s -L%s -I%s -L%s -lompdpu -Wl,-rpath,%s" % (
-    triple, stub_dir, config.ompdpu_include_dir, config.ompdpu_lib_dir, config.ompdpu_lib_dir)
+    triple, stub_dir, config.ompdpu_include_dir, _libs, _libs)
+if rdma:
+    link = "--host-aarch64 " + link
 
 # --- substitutions (longer names first) ------------------------------------------------
 ompdpu = os.path.join(config.ompdpu_bin_dir, "ompdpu")
 fault = "%s %s --ompdpu-vm %s --name %s" % (
     python, os.path.join(os.path.dirname(_here), "fault_run.py"), vm_tool, vm_name)
+run_dpu = "guest-run" if rdma else "run"
+if rdma:
+    fault += " --in-guest"
 subs = [
     ("%clangxx-offload", "%s --cxx %s" % (cc, link)),
     ("%clang-offload", "%s %s" % (cc, link)),
-    ("%run-dpu2", "%senv OMP_TARGET_OFFLOAD=mandatory %s run --devices 2 --" % (_run_prefix, vm)),
-    ("%run-dpu", "%senv OMP_TARGET_OFFLOAD=mandatory %s run --" % (_run_prefix, vm)),
+    ("%run-dpu2", "%senv OMP_TARGET_OFFLOAD=mandatory %s %s --devices 2 --"
+     % (_run_prefix, vm, run_dpu)),
+    ("%run-dpu", "%senv OMP_TARGET_OFFLOAD=mandatory %s %s --" % (_run_prefix, vm, run_dpu)),
     # The fault tests' shared RUN lines (as in tests/lit/lit.cfg.py).
     ("%fault-limit", "30"),
     ("%fault", fault),
-    ("%run-no-server", "%s%s run --ports 1 --" % (_run_prefix, vm)),
+    ("%run-no-server", "%s%s %s --ports 1 --" % (_run_prefix, vm, run_dpu)),
     ("%device-machine", "183"),
     ("%vm-fault", fault),
     ("%vm", _run_prefix + vm),

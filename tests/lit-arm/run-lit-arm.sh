@@ -2,8 +2,11 @@
 # The ctest `lit-arm`: boot the arm64 VM once, run the lit suites given (build/tests/lit-arm/
 # offload, fault and arm) against it, stop it, even when interrupted.
 #
-#   tests/lit-arm/run-lit-arm.sh [--build DIR] [--python PY] [--lit LIT.PY] [--jobs N]
-#                                [--vm-name NAME] [LIT-ARGS...] SUITE-DIR...
+#   tests/lit-arm/run-lit-arm.sh [--rdma] [--build DIR] [--python PY] [--lit LIT.PY]
+#                                [--jobs N] [--vm-name NAME] [LIT-ARGS...] SUITE-DIR...
+#
+# --rdma: the RDMA testbed (ctest `lit-rdma`): the VM starts with --rdma (soft-RoCE; the
+# arm64 plugin is built in build-arm64/plugin), and the suites are build/tests/lit-arm/rdma*.
 #
 # Builds what is missing first: the arm64 sysroot and the aarch64 ompdpu-server
 # (scripts/cross-build-aarch64.sh when build-arm64/server does not exist yet, else an
@@ -21,10 +24,12 @@ BUILD=$REPO/build
 PY=/usr/bin/python3
 LIT=/usr/lib/llvm-14/build/utils/lit/lit.py
 JOBS=2
-NAME=lit-arm-$$
+NAME=
+RDMA=
 args=()
 while [ $# -gt 0 ]; do
   case "$1" in
+    --rdma) RDMA=--rdma; shift ;;
     --build) BUILD=$2; shift 2 ;;
     --python) PY=$2; shift 2 ;;
     --lit) LIT=$2; shift 2 ;;
@@ -34,6 +39,8 @@ while [ $# -gt 0 ]; do
   esac
 done
 [ -x "$PY" ] || PY=$(command -v python3)
+PREFIX=lit-arm; [ -n "$RDMA" ] && PREFIX=lit-rdma
+NAME=${NAME:-$PREFIX-$$}
 log() { printf '[lit-arm] %s\n' "$*" >&2; }
 skip() { echo "SKIPPED: lit-arm: $*"; exit 77; }
 
@@ -68,9 +75,9 @@ fi
 export OMPDPU_BUILD_DIR=$BUILD
 
 # ---- VMs left by an earlier run that was killed outright (SIGKILL: no cleanup ran) -------
-for d in /run/ompdpu-vm/lit-arm-*; do
+for d in /run/ompdpu-vm/$PREFIX-*; do
   [ -d "$d" ] || continue
-  n=${d##*/}; owner=${n#lit-arm-}; owner=${owner%%-*}
+  n=${d##*/}; owner=${n#"$PREFIX"-}; owner=${owner%%-*}
   if [[ "$owner" =~ ^[0-9]+$ ]] && ! kill -0 "$owner" 2>/dev/null; then
     log "stopping $n, left by an earlier run (process $owner is gone)"
     "$PY" "$REPO/scripts/ompdpu-vm" --name "$n" stop --children
@@ -79,7 +86,7 @@ done
 
 # ---- boot once, run the suites, stop (ompdpu-vm session stops the VM on any exit) --------
 log "VM $NAME: building the image if needed and booting it"
-"$PY" "$REPO/scripts/ompdpu-vm" --name "$NAME" session \
+"$PY" "$REPO/scripts/ompdpu-vm" --name "$NAME" session $RDMA \
     ${OMPDPU_VM_NETEM:+--netem "$OMPDPU_VM_NETEM"} -- \
     "$PY" "$LIT" -sv -j"$JOBS" --param vm_name="$NAME" "${args[@]}" &
 session=$!
