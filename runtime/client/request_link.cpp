@@ -52,6 +52,13 @@ Ticket RequestLink::sendLocked(const Header &H, Lane Via, const void *Data,
                                uint64_t Len, std::vector<HostRange> Into) {
   transport::Peer To = Ends.peer(Via);
   transport::Worker &Wk = Ends.worker(Via);
+  bool RunsKernel =
+      H.Operand != 0 && (H.Type == MsgType::Run || H.Type == MsgType::Batch);
+  // The clock is read only when someone looks at the time later, and before
+  // the send: a thread preempted after it would stamp a reply's arrival.
+  Clock::time_point Issued;
+  if (Trace || (RunsKernel && Cfg.KernelTimeout > 0))
+    Issued = Clock::now();
   bool Sent = Wk.trySend(To, SendBuf.data(), SendBuf.size(), Data, Len);
   // The ticket is made once the request is on its way: its allocation is
   // then off the path to the server. Its reply cannot be handled before it
@@ -59,11 +66,8 @@ Ticket RequestLink::sendLocked(const Header &H, Lane Via, const void *Data,
   auto T = std::make_shared<PendingOp>();
   T->Id = H.RequestId;
   T->Type = H.Type;
-  // The clock is read only when someone looks at the time later.
-  T->RunsKernel =
-      H.Operand != 0 && (H.Type == MsgType::Run || H.Type == MsgType::Batch);
-  if (Trace || (T->RunsKernel && Cfg.KernelTimeout > 0))
-    T->Issued = Clock::now();
+  T->RunsKernel = RunsKernel;
+  T->Issued = Issued;
   if (Line) {
     T->Queue = H.Queue;
     T->Bytes = Len;
