@@ -79,7 +79,10 @@ if not _configured_from_site:
     # from a build under a private home (the sanitizer builds in ~/.cache).
     def _others_can_search(path):
         while path != os.path.dirname(path):
-            if not os.stat(path).st_mode & 0o001:
+            try:
+                if not os.stat(path).st_mode & 0o001:
+                    return False
+            except OSError:
                 return False
             path = os.path.dirname(path)
         return True
