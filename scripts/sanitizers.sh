@@ -56,6 +56,8 @@ for kind in "${kinds[@]}"; do
   rm -rf "$reports" && mkdir -p "$reports" && chmod 1777 "$reports"
   # No leak checks: a trial (tests/README.md) found only others' memory
   # (python3, a test program, an event libomptarget 14 never destroys).
+  # Each runtime also reads the others' variables (TSan: UBSAN_OPTIONS).
+  unset ASAN_OPTIONS UBSAN_OPTIONS TSAN_OPTIONS OMP_TOOL
   if [[ $kind == asan ]]; then
     export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:log_path=$reports/asan
     export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:log_path=$reports/asan
