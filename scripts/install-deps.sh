@@ -7,6 +7,8 @@ PACKAGES=(
   # toolchain: Debian's LLVM 14 is the OpenMP offload compiler
   clang-14 lld-14 libomp-14-dev libomp-dev llvm-14-tools cmake ninja-build
   pkg-config python3 python3-psutil
+  # scripts/sanitizers.sh: objects shared by every clone (~/.cache/ompdpu/ccache)
+  ccache
   # the runtime's libraries
   libucx-dev ucx-utils libffi-dev libelf-dev libseccomp-dev
   # authentication: key files (libsodium) and MUNGE (munged runs in the tests)

@@ -81,11 +81,12 @@ Expected<std::unique_ptr<LoadedImage>> LoadedImage::load(const uint8_t *Image,
   if (dlinfo(L->Handle, RTLD_DI_LINKMAP, &Map) != 0 || !Map)
     return Status::error("dlinfo cannot find the image's link map");
 
-  auto *Begin = reinterpret_cast<const __tgt_offload_entry *>(Map->l_addr +
-                                                              Section->Addr);
+  // clang 14 aligns the entry section to 1 byte: copy each entry out.
+  auto *Begin = reinterpret_cast<const char *>(Map->l_addr + Section->Addr);
   size_t Count = Section->Size / sizeof(__tgt_offload_entry);
   for (size_t K = 0; K < Count; ++K) {
-    const __tgt_offload_entry &E = Begin[K];
+    __tgt_offload_entry E;
+    std::memcpy(&E, Begin + K * sizeof(E), sizeof(E));
     protocol::EntryInfo Info;
     Info.Addr = reinterpret_cast<uint64_t>(E.addr);
     Info.Size = E.size;

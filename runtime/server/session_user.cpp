@@ -8,8 +8,20 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#ifndef __has_feature
+#define __has_feature(X) 0
+#endif
+
 namespace ompdpu::server {
 namespace {
+
+/// ASan's and TSan's shadow memory reserves terabytes of address space at
+/// start: their builds cannot run under RLIMIT_AS.
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+constexpr bool kCanLimitAddressSpace = false;
+#else
+constexpr bool kCanLimitAddressSpace = true;
+#endif
 
 Expected<SessionUser> account(struct passwd *Pw) {
   SessionUser U;
@@ -80,7 +92,7 @@ const char *enterSessionAccount(const SessionUser &U, const SessionLimits &L) {
   struct rlimit NoCore = {0, 0};
   if (setrlimit(RLIMIT_CORE, &NoCore) != 0)
     return "setrlimit(RLIMIT_CORE)";
-  if (!limit(RLIMIT_AS, L.AddressSpace))
+  if (kCanLimitAddressSpace && !limit(RLIMIT_AS, L.AddressSpace))
     return "setrlimit(RLIMIT_AS)";
   if (!limit(RLIMIT_NOFILE, L.OpenFiles))
     return "setrlimit(RLIMIT_NOFILE)";

@@ -62,6 +62,10 @@ if not _configured_from_site:
     for var, val in os.environ.items():
         if var.startswith(("UCX_", "LIBOMPTARGET_")) or var in ("OMPDPU_LOG", "OMPDPU_DEBUG"):
             config.environment[var] = val
+        # A sanitizer build's options, and libomp's choice of OpenMP tool (it
+        # loads archer under TSan): scripts/sanitizers.sh sets them.
+        if var.endswith("SAN_OPTIONS") or var in ("OMP_TOOL", "OMP_TOOL_LIBRARIES"):
+            config.environment[var] = val
     for var in ("OMP_TARGET_OFFLOAD", "OMPDPU_DEVICES", "OMPDPU_SERVER_PIDS"):
         config.environment.pop(var, None)
 
@@ -71,6 +75,19 @@ if not _configured_from_site:
     # Tests of the server's account switching need it to start as root.
     if os.geteuid() == 0:
         config.available_features.add("root")
+    # and sessions of other accounts that can exec the build's server: not so
+    # from a build under a private home (the sanitizer builds in ~/.cache).
+    def _others_can_search(path):
+        while path != os.path.dirname(path):
+            try:
+                if not os.stat(path).st_mode & 0o001:
+                    return False
+            except OSError:
+                return False
+            path = os.path.dirname(path)
+        return True
+    if _others_can_search(os.path.realpath(config.ompdpu_bin_dir)):
+        config.available_features.add("server-reachable-by-others")
 
     # Another libomptarget.so in place of the LLVM install's, first on the
     # library path of every program (and of `ompdpu run`, which keeps it):
@@ -90,6 +107,21 @@ if not _configured_from_site:
     _run_prefix = lit_limits.time_limit(
         lit_config, config, "ompdpu", int(lit_config.params.get("ompdpu_timeout", 120)))
 
+    # A sanitizer build (CMake presets asan, tsan): the programs, libomp and
+    # libomptarget are Debian's uninstrumented ones; the instrumented plugin
+    # and libompdpu need the sanitizer's runtime in the program: preloaded
+    # (ASan) or linked in without instrumenting the program (TSan).
+    _preload = ""
+    _program_flags = ""
+    if getattr(config, "ompdpu_sanitizer", ""):
+        config.available_features.add("sanitizer")
+        config.available_features.add("sanitizer-" + config.ompdpu_sanitizer)
+        if config.ompdpu_sanitizer_preload:
+            _preload = "env LD_PRELOAD=%s " % config.ompdpu_sanitizer_preload
+        if config.ompdpu_sanitizer_program_flags:
+            _program_flags = " " + config.ompdpu_sanitizer_program_flags
+    _program_prefix = _run_prefix + _preload
+
     # --- substitutions (order matters: longer names first) -----------------
     ompdpu = os.path.join(config.ompdpu_bin_dir, "ompdpu")
     server = os.path.join(config.ompdpu_bin_dir, "ompdpu-server")
@@ -97,29 +129,33 @@ if not _configured_from_site:
         config.ompdpu_include_dir, config.ompdpu_lib_dir, config.ompdpu_lib_dir)
     offload = "-fopenmp -fopenmp-targets=x86_64-pc-linux-gnu"
     config.substitutions.append(
-        ("%clangxx-offload", "%s %s %s" % (config.ompdpu_clangxx, offload, link)))
+        ("%clangxx-offload", "%s %s %s%s" % (config.ompdpu_clangxx, offload, link, _program_flags)))
     config.substitutions.append(
-        ("%clang-offload", "%s %s %s" % (config.ompdpu_clang, offload, link)))
+        ("%clang-offload", "%s %s %s%s" % (config.ompdpu_clang, offload, link, _program_flags)))
     config.substitutions.append(
         ("%run-dpu2", "%senv OMP_TARGET_OFFLOAD=mandatory %s run --emulate 2 --"
-         % (_run_prefix, ompdpu)))
+         % (_program_prefix, ompdpu)))
     config.substitutions.append(
         ("%run-dpu", "%senv OMP_TARGET_OFFLOAD=mandatory %s run --emulate 1 --"
-         % (_run_prefix, ompdpu)))
+         % (_program_prefix, ompdpu)))
     # The fault tests' shared RUN lines (tests/lit-arm runs them too, on the
     # arm64 VM): a harness that gives a run its own server and injects a
     # fault (tests/fault_run.py), its limit, an address nobody listens on, and
     # the device images' ELF machine.
     config.substitutions.append(("%fault-limit", "5"))
-    config.substitutions.append(("%fault", "%s %s --ompdpu %s" % (
-        config.ompdpu_python, os.path.join(os.path.dirname(_here), "fault_run.py"), ompdpu)))
+    config.substitutions.append(("%fault", "%s%s %s --ompdpu %s" % (
+        _preload, config.ompdpu_python, os.path.join(os.path.dirname(_here), "fault_run.py"), ompdpu)))
     config.substitutions.append(
-        ("%run-no-server", "%s%s run --devices 127.0.0.1:1 --" % (_run_prefix, ompdpu)))
+        ("%run-no-server", "%s%s run --devices 127.0.0.1:1 --" % (_program_prefix, ompdpu)))
     config.substitutions.append(("%device-machine", "62"))
     # A plain C compiler: programs without OpenMP (that dlopen one).
-    config.substitutions.append(("%host-cc", config.ompdpu_clang))
-    config.substitutions.append(("%ompdpu", _run_prefix + ompdpu))
+    config.substitutions.append(("%host-cc", config.ompdpu_clang + _program_flags))
+    config.substitutions.append(("%ompdpu", _program_prefix + ompdpu))
     config.substitutions.append(("%server", _run_prefix + server))
+    # Sanitized sessions run without RLIMIT_AS (their shadow memory needs
+    # terabytes of address space: runtime/server/session_user.cpp).
+    config.substitutions.append(
+        ("%address-space-limited", "0" if "sanitizer" in config.available_features else "1"))
     config.substitutions.append(("%python", config.ompdpu_python))
     config.substitutions.append(("%llvm-readelf", os.path.join(tools, "llvm-readelf")))
     config.substitutions.append(("%llvm-objcopy", os.path.join(tools, "llvm-objcopy")))

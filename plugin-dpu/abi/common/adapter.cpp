@@ -29,15 +29,23 @@ struct ImageTable {
   std::list<std::string> Names;
   __tgt_target_table Table{};
 };
-/// Per device, every image loaded (load_binary is never called
+/// What load_binary made, guarded by TablesM (load_binary is never called
 /// concurrently, but devices are looked up from any thread).
+struct Loads {
+  /// Per device, every image loaded.
+  std::map<int32_t, std::list<ImageTable>> Tables;
+  /// Every image loaded through 18's load_binary (handles point into it).
+  std::list<LoadedImage> Images;
+  /// Their constructor and destructor kernels.
+  std::unordered_set<const void *> CtorsDtors;
+};
 std::mutex TablesM;
-std::map<int32_t, std::list<ImageTable>> Tables;
-
-/// Every image loaded through 18's load_binary (handles point into it).
-std::list<LoadedImage> Images;
-/// Their constructor and destructor kernels.
-std::unordered_set<const void *> CtorsDtors;
+/// Never destroyed (as DpuPlugin): libomp's helper threads, never joined,
+/// may still use it while exit runs the destructors.
+Loads &loads() {
+  static Loads *L = new Loads();
+  return *L;
+}
 
 thread_local LastAllocation LastAlloc;
 } // namespace
@@ -60,7 +68,7 @@ int32_t check(const DpuDevice &D, const Status &S) {
 __tgt_target_table *buildTable(int32_t Id,
                                const std::vector<LoadedEntry> &Loaded) {
   std::lock_guard<std::mutex> L(TablesM);
-  ImageTable &IT = Tables[Id].emplace_back();
+  ImageTable &IT = loads().Tables[Id].emplace_back();
   IT.Entries.reserve(Loaded.size());
   for (const LoadedEntry &E : Loaded) {
     IT.Names.push_back(E.Name);
@@ -78,14 +86,14 @@ const LoadedImage *rememberImage(int32_t Id, std::vector<LoadedEntry> Loaded) {
   for (const LoadedEntry &E : Loaded) {
     const std::string &N = E.Name;
     if (E.Kernel && N.size() >= 3 && N.compare(N.size() - 3, 3, "tor") == 0)
-      CtorsDtors.insert(E.Kernel);
+      loads().CtorsDtors.insert(E.Kernel);
   }
-  return &Images.emplace_back(LoadedImage{Id, std::move(Loaded)});
+  return &loads().Images.emplace_back(LoadedImage{Id, std::move(Loaded)});
 }
 
 bool isCtorOrDtor(const void *Kernel) {
   std::lock_guard<std::mutex> L(TablesM);
-  return CtorsDtors.count(Kernel) != 0;
+  return loads().CtorsDtors.count(Kernel) != 0;
 }
 
 const LoadedEntry *findEntry(const LoadedImage &I, const char *Name) {

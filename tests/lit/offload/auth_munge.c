@@ -2,7 +2,7 @@
 // directions: with a server started --munge the client's credential tells the
 // server its uid, and a client authenticated as root runs as --root-user. A
 // server without --munge refuses a MUNGE client clearly.
-// REQUIRES: root, munge
+// REQUIRES: root, munge, server-reachable-by-others
 // RUN: %clang-offload %s -o %t
 // RUN: %python %S/Inputs/with_munged.py -- %python %S/Inputs/with_server.py \
 // RUN:   --server-arg --munge --server-arg --root-user --server-arg nobody %server -- \
