@@ -52,6 +52,12 @@ UNSUPPORTED = {
         "tests/lit-arm/arm/explicit_server.c runs the same program against a server "
         "started by hand in the guest",
 }
+# Another LLVM version's toolchain (tests/llvm-versions/run.sh --arm writes these into
+# its site configs): config.ompdpu_arm_llvm (major), ompdpu_arm_clang / _clangxx (that
+# version's clang, linking its libomp and libomptarget), ompdpu_arm_unsupported (more
+# tests that mean nothing with it, file name -> reason). Default: clang-14.
+llvm_major = int(getattr(config, "ompdpu_arm_llvm", 14))
+UNSUPPORTED.update(getattr(config, "ompdpu_arm_unsupported", {}))
 
 
 config.name = "ompdpu-arm-" + config.ompdpu_arm_suite
@@ -63,6 +69,7 @@ config.test_source_root = config.ompdpu_arm_source
 config.test_exec_root = config.ompdpu_lit_exec_root
 config.available_features.add("arm-vm")
 config.available_features.add("aarch64-device")
+config.available_features.add("llvm%d" % llvm_major)
 
 # --- environment ---------------------------------------------------------------------
 tools = config.ompdpu_llvm_tools_dir
@@ -119,18 +126,30 @@ os.makedirs(stub_dir, exist_ok=True)
 with open(os.path.join(stub_dir, "libompdpu.so"), "w") as f:
     f.write("/* libompdpu is host-only: nothing to link into aarch64 device images */\n")
 cc = os.path.join(_src, "scripts", "ompdpu-aarch64-cc")
+if getattr(config, "ompdpu_arm_clang", None):
+    cc = "env OMPDPU_AARCH64_CC=%s OMPDPU_AARCH64_CXX=%s %s" % (
+        config.ompdpu_arm_clang, config.ompdpu_arm_clangxx, cc)
+# The device image clang links (kept with -save-temps, in the current directory).
+aarch64_image = ("a.out-openmp-%s" % triple if llvm_major < 18
+                 else "*.aarch64.native.img")
 link = "-Xopenmp-target=%s -L%s -I%s -L%s -lompdpu -Wl,-rpath,%s" % (
     triple, stub_dir, config.ompdpu_include_dir, config.ompdpu_lib_dir, config.ompdpu_lib_dir)
 
 # --- substitutions (longer names first) ------------------------------------------------
 ompdpu = os.path.join(config.ompdpu_bin_dir, "ompdpu")
+# 19 links its plugins into libomptarget: `ompdpu run` puts the rebuilt one (with the
+# dpu plugin) before the program's own, and keeps the VM's OMPDPU_DEVICES.
+run_with = " %s run --" % ompdpu if llvm_major >= 19 else ""
 fault = "%s %s --ompdpu-vm %s --name %s" % (
     python, os.path.join(os.path.dirname(_here), "fault_run.py"), vm_tool, vm_name)
 subs = [
     ("%clangxx-offload", "%s --cxx %s" % (cc, link)),
     ("%clang-offload", "%s %s" % (cc, link)),
-    ("%run-dpu2", "%senv OMP_TARGET_OFFLOAD=mandatory %s run --devices 2 --" % (_run_prefix, vm)),
-    ("%run-dpu", "%senv OMP_TARGET_OFFLOAD=mandatory %s run --" % (_run_prefix, vm)),
+    ("%run-dpu2", "%senv OMP_TARGET_OFFLOAD=mandatory %s run --devices 2 --%s"
+     % (_run_prefix, vm, run_with)),
+    ("%run-dpu", "%senv OMP_TARGET_OFFLOAD=mandatory %s run --%s" % (_run_prefix, vm, run_with)),
+    ("%aarch64-image", aarch64_image),
+    ("%llvm-major", str(llvm_major)),
     # The fault tests' shared RUN lines (as in tests/lit/lit.cfg.py).
     ("%fault-limit", "30"),
     ("%fault", fault),
