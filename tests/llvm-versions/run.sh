@@ -7,6 +7,7 @@
 #
 #   tests/llvm-versions/run.sh [--build DIR] [VERSION...]    (default: 15 16)
 #   tests/llvm-versions/run.sh [--build DIR] --arm 19
+#   tests/llvm-versions/run.sh [--build DIR] --print-toolchain VERSION
 #
 # 14 uses the installed clang-14. 17 and 18 run inside a Debian 13 root file
 # system (scripts/debian13-root.sh: their packages need trixie's glibc).
@@ -32,6 +33,9 @@
 # rebuilt libomptarget 19: tests/lit/offload (less lit-arm's own unsupported tests and
 # skip-19.txt's) and tests/lit-arm/arm/on_aarch64.c (the region ran on aarch64, in
 # the guest).
+# --print-toolchain: only fetch (or reuse) that version's clang, libomp and
+# libomptarget (19: also build the rebuilt libomptarget) and print the directory that
+# holds lib/ with its libomp and LLVM's own libomptarget (tests/conformance uses it).
 # Environment: OMPDPU_BUILD (default build), OMPDPU_CACHE.
 set -euo pipefail
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
@@ -40,10 +44,12 @@ BUILD=$(realpath -m "${OMPDPU_BUILD:-$SRC/build}")
 CACHE=$(realpath -m "${OMPDPU_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ompdpu}")
 VERSIONS=()
 ARM=0
+PRINT=0
 while (($#)); do
   case $1 in
   --build) BUILD=$(realpath -m "${2:?--build needs a directory}"); shift 2 ;;
   --arm) ARM=1; shift ;;
+  --print-toolchain) PRINT=1; shift ;;
   -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
   1[4-9]) VERSIONS+=("$1"); shift ;;
   *) echo "llvm-versions: unknown argument '$1' (versions: 14 to 19; see --help)" >&2; exit 2 ;;
@@ -229,6 +235,19 @@ config.name = "ompdpu-llvm$v-arm-$suite"
 EOF
   done
 }
+
+if ((PRINT)); then
+  ((${#VERSIONS[@]} == 1)) || die "--print-toolchain takes one version"
+  v=${VERSIONS[0]}
+  case $v in
+  14 | 17 | 18) die "--print-toolchain: $v is not unpacked privately (14: /usr/lib/llvm-14; 17, 18: the Debian 13 root)" ;;
+  19) OMPDPU_CACHE=$CACHE "$SRC/llvm-patches/build-libomptarget-19.sh" --build "$BUILD" >&2 ||
+    die "cannot build libomptarget 19 with the dpu plugin"
+    echo "$CACHE/llvm-19/root/usr/lib/llvm-19" ;;
+  *) root=$(fetch "$v") || exit 1; echo "$root/root/usr/lib/llvm-$v" ;;
+  esac
+  exit 0
+fi
 
 fail=0
 for v in "${VERSIONS[@]}"; do
