@@ -193,7 +193,8 @@ def per_version(args, majors):
     env = dict(os.environ, OMP_TARGET_OFFLOAD="mandatory")
     env.pop("OMPDPU_DEVICES", None)
     on_dpu = [ompdpu, "run", "--emulate", "1", "--pin", "--"]
-    both = "--benchmark_filter=launch_empty_sync|small_maps_8x64B"
+    names = ("launch_empty_sync", "small_maps_8x64B")
+    both = "--benchmark_filter=" + "|".join(names)
     n_lat = 200000 if args.quick else 1000000
     micros = {m: version_micro(b, m) for m in majors}
     rounds = {m: [] for m in majors}
@@ -204,7 +205,8 @@ def per_version(args, majors):
             if got and got.group(1) == got.group(2):
                 sys.exit(f"run_micro: LLVM {m}: regions ran in the host process: ompdpu was not used")
             ours = {it["name"]: it["median"] for it in items}
-            items, _ = run_benchmark(["taskset", "-c", cores[0], micros[m], "all", both] + q, env=env)
+            items, _ = run_benchmark(["taskset", "-c", cores[0], micros[m], "all", both] + q,
+                                     env=env)
             host = {it["name"]: it["median"] for it in items}
             rtt = 2 * perftest("ucp_am_lat", 8, n_lat, cores)[0]
             rounds[m].append({"ompdpu": ours, "host": host, "rtt": rtt})
