@@ -145,6 +145,92 @@ def median(xs):
     return xs[n // 2] if n % 2 else 0.5 * (xs[n // 2 - 1] + xs[n // 2])
 
 
+def version_micro(build, major):
+    """ompdpu-offload-micro compiled with LLVM `major`'s clang and linked
+    against its libomp and libomptarget (14: the build's own). The toolchain
+    comes from tests/llvm-versions/run.sh --print-toolchain (15, 16: Debian
+    12's packages, unpacked; 19: clang-19 with its libomp unpacked, and the
+    rebuilt libomptarget 19 that `ompdpu run` picks)."""
+    if major == 14:
+        return os.path.join(build, "bin", "ompdpu-offload-micro")
+    p = subprocess.run(["bash", os.path.join(ROOT, "tests", "llvm-versions", "run.sh"),
+                        "--build", build, "--print-toolchain", str(major)],
+                       capture_output=True, text=True)
+    if p.returncode != 0:
+        sys.exit(f"run_micro: no LLVM {major} toolchain:\n{p.stderr[-2000:]}")
+    tc = p.stdout.strip().splitlines()[-1]
+    lib = os.path.join(tc, "lib")
+    clangxx = (f"/usr/bin/clang++-{major}" if major >= 19
+               else os.path.join(tc, "bin", "clang++"))
+    src = os.path.join(ROOT, "benchmarks", "micro", "offload_micro.cpp")
+    out = os.path.join(build, "benchmarks", "micro", f"llvm{major}", "ompdpu-offload-micro")
+    os.makedirs(os.path.dirname(out), exist_ok=True)
+    # RUNPATH (not RPATH): `ompdpu run`'s library path must come first.
+    cmd = [clangxx, "-std=c++17", "-O2", "-fopenmp", "-fopenmp-targets=x86_64-pc-linux-gnu",
+           "-Wno-unused-command-line-argument", "-I" + os.path.join(lib, "clang", str(major), "include"),
+           "-L" + lib, "-Wl,-rpath," + lib, "-Wl,--enable-new-dtags", src, "-o", out,
+           "-lbenchmark", "-lpthread"]
+    if not os.path.exists(out) or os.path.getmtime(out) < max(
+            os.path.getmtime(src), os.path.getmtime(os.path.join(os.path.dirname(src), "micro_common.h"))):
+        log(" ".join(cmd))
+        c = subprocess.run(cmd, capture_output=True, text=True)
+        if c.returncode != 0:
+            sys.exit(f"run_micro: cannot build the LLVM {major} benchmark:\n{c.stderr[-3000:]}")
+    return out
+
+
+def per_version(args, majors):
+    """The empty region and the 8-map region of each LLVM version, with that
+    version's clang and libomptarget: ompdpu (one emulated DPU on its own
+    core), the version's own host plugin (in-process) and ucx_perftest's
+    ucp_am_lat round trip, in turns (args.reps rounds), so that the
+    machine's drift moves all three alike. Medians and per-round ratios."""
+    b = args.build
+    ompdpu = os.path.join(b, "bin", "ompdpu")
+    ncpu = len(os.sched_getaffinity(0))
+    cores = ["0", "1"] if ncpu >= 2 else ["0", "0"]
+    q = ["--quick"] if args.quick else []
+    env = dict(os.environ, OMP_TARGET_OFFLOAD="mandatory")
+    env.pop("OMPDPU_DEVICES", None)
+    on_dpu = [ompdpu, "run", "--emulate", "1", "--pin", "--"]
+    names = ("launch_empty_sync", "small_maps_8x64B")
+    both = "--benchmark_filter=" + "|".join(names)
+    n_lat = 200000 if args.quick else 1000000
+    micros = {m: version_micro(b, m) for m in majors}
+    rounds = {m: [] for m in majors}
+    for r in range(args.reps):
+        for m in majors:
+            items, err = run_benchmark(on_dpu + [micros[m], "all", both] + q, env=env)
+            got = re.search(r"regions run in process (\d+), host process (\d+)", err)
+            if got and got.group(1) == got.group(2):
+                sys.exit(f"run_micro: LLVM {m}: regions ran in the host process: ompdpu was not used")
+            ours = {it["name"]: it["median"] for it in items}
+            items, _ = run_benchmark(["taskset", "-c", cores[0], micros[m], "all", both] + q,
+                                     env=env)
+            host = {it["name"]: it["median"] for it in items}
+            rtt = 2 * perftest("ucp_am_lat", 8, n_lat, cores)[0]
+            rounds[m].append({"ompdpu": ours, "host": host, "rtt": rtt})
+    res = {}
+    lines = ["| LLVM | region | ompdpu (us) | host plugin (us) | ucx_perftest RTT (us) | ompdpu / RTT |",
+             "|---|---|---|---|---|---|"]
+    for m in majors:
+        rs = rounds[m]
+        for name, what in (("launch_empty_sync", "empty"), ("small_maps_8x64B", "8 maps")):
+            o = median([x["ompdpu"][name] for x in rs])
+            h = median([x["host"][name] for x in rs])
+            t = median([x["rtt"] for x in rs])
+            ratio = median([x["ompdpu"][name] / x["rtt"] for x in rs])
+            res[f"llvm{m}_{name}"] = {"ompdpu_us": o, "hostplugin_us": h, "ucx_rtt_us": t,
+                                      "ratio_to_rtt": ratio, "rounds": rs}
+            lines.append(f"| {m} | {what} | {o:.2f} | {h:.2f} | {t:.2f} | {ratio:.2f} |")
+    md = "\n".join(lines) + "\n"
+    with open(os.path.join(args.out, "micro-llvm.json"), "w") as f:
+        json.dump(res, f, indent=1)
+    with open(os.path.join(args.out, "micro-llvm.md"), "w") as f:
+        f.write(md)
+    print(md, end="")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
@@ -163,7 +249,14 @@ def main():
     real.add_argument("--dpu-bin", default="",
                       help="directory on the DPU holding ompdpu-mpi-pingpong built there "
                            "(benchmarks/suite/build-dpu-ranks.sh)")
+    ap.add_argument("--llvm", default="",
+                    help="only the empty and the 8-map region, for each of these LLVM versions "
+                         "(e.g. 14,15,16,19), against that version's host plugin and "
+                         "ucx_perftest in turns; writes micro-llvm.md and .json")
     args = ap.parse_args()
+    if args.llvm:
+        os.makedirs(args.out, exist_ok=True)
+        return per_version(args, [int(v) for v in args.llvm.split(",") if v])
     devices = [d for d in args.devices.split(",") if d]
     peer = args.dpu_host or None
     os.makedirs(args.out, exist_ok=True)

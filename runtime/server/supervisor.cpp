@@ -166,8 +166,13 @@ void Supervisor::refuse(Peer From, const Header &H, const std::string &Client,
   Header RH;
   RH.Type = MsgType::HelloReply;
   RH.RequestId = H.RequestId;
-  log(LogLevel::Warning, "refused client '%s': %s", Client.c_str(),
-      Why.c_str());
+  // A plugin of another ISA asking is a probe (its devices are another
+  // server's), not a fault: only with OMPDPU_DEBUG.
+  if (Code == kErrIsa)
+    OMPDPU_DEBUG_LOG("refused client '%s': %s", Client.c_str(), Why.c_str());
+  else
+    log(LogLevel::Warning, "refused client '%s': %s", Client.c_str(),
+        Why.c_str());
   W->send(From, frame(RH, Rep), nullptr, 0, nullptr);
   // Its connection closes at the handshake deadline (still unintroduced).
   if (auto It = Clients.find(From); It != Clients.end() && It->second.Pid <= 0)

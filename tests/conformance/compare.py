@@ -126,11 +126,12 @@ def main():
         for w in (why_failed(r) if r else ["missing from the ompdpu results"]):
             print("             | " + w)
     if skipped_seen:
-        print("skipped with ompdpu (tests/conformance/skipped.txt): %d" % len(skipped_seen))
+        print("skipped with ompdpu (tests/conformance/%s): %d"
+              % (os.path.basename(a.skipped), len(skipped_seen)))
         for name in skipped_seen:
             print("  %-10s %s: %s" % (host[name]["code"].lower() + "/host", name, skipped[name]))
     for name in stale:
-        print("note: %s is in skipped.txt but passed with ompdpu" % name)
+        print("note: %s is in %s but passed with ompdpu" % (name, os.path.basename(a.skipped)))
     host_bad = sorted(n for n, t in host.items() if t["code"] in BAD)
     if host_bad:
         print("fail with the host plugin too (not compared): %s" % ", ".join(host_bad))

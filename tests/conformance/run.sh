@@ -1,7 +1,15 @@
 #!/usr/bin/env bash
 # LLVM's own libomptarget test suite against ompdpu (ctest label conformance).
 #
-#   tests/conformance/run.sh [--build DIR] [--rebaseline] [-v] [TEST...]
+#   tests/conformance/run.sh [--build DIR] [--llvm N] [--rebaseline] [-v] [TEST...]
+#
+# --llvm N (14, default; 15, 16, 19): that LLVM version's suite, clang, libomp and
+# host plugin. 14 is the installed LLVM; 15 and 16 are unpacked from Debian 12's
+# packages and 19 is Debian 12's clang-19 with its libomp unpacked and ompdpu's
+# rebuilt libomptarget 19 (tests/llvm-versions/run.sh --print-toolchain N). The suite
+# is openmp/libomptarget/test, offload/test from 19 on; the skip list skipped.txt
+# (14) or skipped-N.txt; results under <build>/tests/conformance (14) or
+# <build>/tests/conformance/llvmN.
 #
 # 1. Gets openmp/libomptarget/test from the Debian source of the installed
 #    LLVM (llvm-patches/fetch-source.sh: the exact installed version, checked;
@@ -36,12 +44,15 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 BUILD=${OMPDPU_BUILD:-$ROOT/build}
 REBASELINE=0
+MAJOR=14
 VERBOSE=0
 TESTS=()
 while (($#)); do
   case $1 in
   --build) BUILD=$2; shift ;;
   --build=*) BUILD=${1#*=} ;;
+  --llvm) MAJOR=${2:-}; shift ;;
+  --llvm=*) MAJOR=${1#*=} ;;
   --rebaseline) REBASELINE=1 ;;
   -v) VERBOSE=1 ;;
   -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
@@ -55,8 +66,28 @@ die() { echo "conformance: error: $*" >&2; exit 1; }
 
 BUILD=$(realpath -m "$BUILD")
 OUT=$BUILD/tests/conformance
-LLVM=/usr/lib/llvm-14
-LIT=$LLVM/build/utils/lit/lit.py
+# FileCheck, not and lit: LLVM 14's for every version.
+TOOLS=/usr/lib/llvm-14/bin
+LIT=/usr/lib/llvm-14/build/utils/lit/lit.py
+SUBTREE=openmp/libomptarget
+SKIPPED=$HERE/skipped.txt
+case $MAJOR in
+14) LLVM_BIN=/usr/lib/llvm-14/bin LLVM_LIB=/usr/lib/llvm-14/lib ;;
+15 | 16 | 19)
+  OUT=$OUT/llvm$MAJOR
+  SKIPPED=$HERE/skipped-$MAJOR.txt
+  TC=$(bash "$ROOT/tests/llvm-versions/run.sh" --build "$BUILD" --print-toolchain "$MAJOR") ||
+    die "cannot get the LLVM $MAJOR toolchain (tests/llvm-versions/run.sh --print-toolchain $MAJOR)"
+  LLVM_LIB=$TC/lib LLVM_BIN=$TC/bin
+  if ((MAJOR >= 19)); then
+    SUBTREE=offload
+    LLVM_BIN=/usr/lib/llvm-$MAJOR/bin # Debian 12's clang-19; libomp unpacked beside
+    # The source build-libomptarget-19.sh has fetched.
+    export OMPDPU_LLVM_SRC_CACHE=${OMPDPU_LLVM_SRC_CACHE:-$(realpath -m "${OMPDPU_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ompdpu}")/llvm-src/$MAJOR}
+  fi ;;
+*) die "--llvm: $MAJOR is not one of 14, 15, 16, 19" ;;
+esac
+export OMPDPU_LLVM_MAJOR=$MAJOR
 OMPDPU=$BUILD/bin/ompdpu
 TIMEOUT=${OMPDPU_CONFORMANCE_TIMEOUT:-120}
 JOBS=${OMPDPU_CONFORMANCE_JOBS:-2}
@@ -64,10 +95,16 @@ EMULATE=2
 CACHE=$(realpath -m "${OMPDPU_CONFORMANCE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ompdpu/conformance}")
 [[ -x $OMPDPU && -x $BUILD/bin/ompdpu-server ]] || die "$OMPDPU or ompdpu-server is missing: build first"
 [[ -f $LIT ]] || die "$LIT is missing (llvm-14-tools)"
-for t in clang clang++ FileCheck not; do
-  [[ -x $LLVM/bin/$t ]] || die "$LLVM/bin/$t is missing"
+for t in "$LLVM_BIN/clang" "$LLVM_BIN/clang++" "$TOOLS/FileCheck" "$TOOLS/not"; do
+  [[ -x $t ]] || die "$t is missing"
 done
-[[ -e $LLVM/lib/libomptarget.rtl.x86_64.so ]] || die "LLVM's host plugin $LLVM/lib/libomptarget.rtl.x86_64.so is missing"
+# LLVM's host plugin: a library of its own up to 18, inside libomptarget from 19.
+if ((MAJOR >= 19)); then
+  HOST_PLUGIN=$LLVM_LIB/libomptarget.so.$MAJOR.1
+else
+  HOST_PLUGIN=$LLVM_LIB/libomptarget.rtl.x86_64.so
+fi
+[[ -e $HOST_PLUGIN ]] || die "LLVM's host plugin $HOST_PLUGIN is missing"
 PY=python3
 if /usr/bin/python3 -c 'import psutil' 2>/dev/null; then
   PY=/usr/bin/python3
@@ -79,12 +116,12 @@ fi
 SRC_INFO=$(bash "$ROOT/llvm-patches/fetch-source.sh") || die "cannot get LLVM's source"
 SRC_VER=$(sed -n 's/^SRC_VER=//p' <<<"$SRC_INFO")
 DSC=$(sed -n 's/^DSC=//p' <<<"$SRC_INFO")
-bash "$ROOT/llvm-patches/fetch-source.sh" --unpack "$OUT/src" openmp/libomptarget/test \
-  openmp/libomptarget/CMakeLists.txt >/dev/null || die "cannot unpack openmp/libomptarget/test"
-SUITE=$OUT/src/openmp/libomptarget/test
+bash "$ROOT/llvm-patches/fetch-source.sh" --unpack "$OUT/src" $SUBTREE/test \
+  $SUBTREE/CMakeLists.txt >/dev/null || die "cannot unpack $SUBTREE/test"
+SUITE=$OUT/src/$SUBTREE/test
 ALL_TARGETS=$(sed -n 's/^set *(LIBOMPTARGET_ALL_TARGETS "${LIBOMPTARGET_ALL_TARGETS} \([^"]*\)")$/\1/p' \
-  "$OUT/src/openmp/libomptarget/CMakeLists.txt" | tr '\n' ' ')
-[[ $ALL_TARGETS == *x86_64-pc-linux-gnu* ]] || die "no LIBOMPTARGET_ALL_TARGETS in openmp/libomptarget/CMakeLists.txt"
+  "$OUT/src/$SUBTREE/CMakeLists.txt" | tr '\n' ' ')
+[[ $ALL_TARGETS == *x86_64-pc-linux-gnu* ]] || die "no LIBOMPTARGET_ALL_TARGETS in $SUBTREE/CMakeLists.txt"
 
 # ---- 2. site configs -----------------------------------------------------------
 pyq() { python3 -c 'import sys; print(repr(sys.argv[1]))' "$1"; }
@@ -96,7 +133,9 @@ write_site() { # <mode> <exec dir> [probe dir]
     echo "config.conformance_exec_root = $(pyq "$2")"
     echo "config.conformance_suite_dir = $(pyq "$SUITE")"
     echo "config.conformance_all_targets = $(pyq "$ALL_TARGETS").split()"
-    echo "config.conformance_llvm_dir = $(pyq "$LLVM")"
+    echo "config.conformance_llvm_bin = $(pyq "$LLVM_BIN")"
+    echo "config.conformance_llvm_lib = $(pyq "$LLVM_LIB")"
+    echo "config.conformance_tools_dir = $(pyq "$TOOLS")"
     echo "config.conformance_ompdpu = $(pyq "$OMPDPU")"
     echo "config.conformance_emulate = $EMULATE"
     echo "config.conformance_timeout = $TIMEOUT"
@@ -109,7 +148,7 @@ write_site ompdpu "$OUT/ompdpu"
 write_site ompdpu "$OUT/probe" "$HERE/probe"
 
 # Skipped tests are not run with ompdpu.
-SKIPPED=$HERE/skipped.txt
+[[ -f $SKIPPED ]] || die "no $SKIPPED"
 skip_re=$(sed -n 's/^\([^#: ][^:]*\):.*/\1/p' "$SKIPPED" | sed 's/[.[\*^$()+?{|]/\\&/g' | paste -sd'|')
 
 run_lit() { # <label> <json> <log> <lit args...>
@@ -142,22 +181,24 @@ fi
 # ---- 3. baseline: LLVM's host plugin (cached) ---------------------------------
 key_inputs() {
   echo "$SRC_VER $(sha256sum "$DSC" | cut -d' ' -f1)"
-  "$LLVM/bin/clang" --version | head -n 1
-  dpkg-query -W -f='${Package} ${Version}\n' clang-14 libclang-common-14-dev libomp5-14 \
-    libomp-14-dev llvm-14-tools libc6-dev 2>/dev/null || true
-  sha256sum "$LLVM"/lib/libomptarget.so "$LLVM"/lib/libomptarget.rtl.x86_64.so "$LLVM"/lib/libomp.so
+  "$LLVM_BIN/clang" --version | head -n 1
+  dpkg-query -W -f='${Package} ${Version}\n' clang-$MAJOR libclang-common-$MAJOR-dev libomp5-$MAJOR \
+    libomp-$MAJOR-dev llvm-14-tools libc6-dev 2>/dev/null || true
+  cat "$LLVM_LIB/../../../../.ompdpu-packages" 2>/dev/null || true
+  sha256sum "$(realpath "$LLVM_LIB/libomptarget.so")" "$HOST_PLUGIN" "$(realpath "$LLVM_LIB/libomp.so")"
   cat "$HERE/site_config.py" "$0"
   echo "timeout $TIMEOUT jobs $JOBS $("$PY" "$LIT" --version 2>&1)"
 }
 KEY=$(key_inputs | sha256sum | cut -c1-16)
-BASE=$CACHE/host-$KEY.json
+BASE=$CACHE/host-$MAJOR-$KEY.json
+((MAJOR == 14)) && BASE=$CACHE/host-$KEY.json
 mkdir -p "$CACHE"
 if ((!REBASELINE)) && [[ -s $BASE ]]; then
   log "host plugin: cached baseline $BASE"
 else
   run_lit "host plugin" "$OUT/host.json" "$OUT/host.log" "$OUT/host"
   cp "$OUT/host.json" "$BASE.tmp" && mv "$BASE.tmp" "$BASE"
-  cp "$OUT/host.log" "$CACHE/host-$KEY.log"
+  cp "$OUT/host.log" "${BASE%.json}.log"
 fi
 
 # ---- 4. ompdpu ------------------------------------------------------------------
@@ -167,6 +208,6 @@ run_lit "ompdpu" "$OUT/ompdpu.json" "$OUT/ompdpu.log" "${filter[@]}" "$OUT/ompdp
 run_lit "probe" "$OUT/probe.json" "$OUT/probe.log" "$OUT/probe"
 
 # ---- 5. compare -------------------------------------------------------------------
-log "logs: $OUT/ompdpu.log, $CACHE/host-$KEY.log"
+log "logs: $OUT/ompdpu.log, ${BASE%.json}.log"
 python3 "$HERE/compare.py" --host "$BASE" --ompdpu "$OUT/ompdpu.json" --probe "$OUT/probe.json" \
   --skipped "$SKIPPED" --suite "$SUITE"

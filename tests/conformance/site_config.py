@@ -8,7 +8,9 @@
 #   config.conformance_suite_dir  <unpacked>/openmp/libomptarget/test
 #   config.conformance_all_targets  LIBOMPTARGET_ALL_TARGETS of that source
 #   config.conformance_exec_root  this exec directory
-#   config.conformance_llvm_dir   /usr/lib/llvm-14
+#   config.conformance_llvm_bin   clang's directory (/usr/lib/llvm-14/bin)
+#   config.conformance_llvm_lib   libomp and libomptarget (/usr/lib/llvm-14/lib)
+#   config.conformance_tools_dir  FileCheck and not (/usr/lib/llvm-14/bin)
 #   config.conformance_ompdpu     <build>/bin/ompdpu (mode "ompdpu")
 #   config.conformance_emulate    number of emulated DPUs (mode "ompdpu")
 #   config.conformance_timeout    seconds per test
@@ -32,9 +34,9 @@ import lit_limits  # noqa: E402
 
 TARGET = "x86_64-pc-linux-gnu"  # the emulated DPU runs x86_64 device images
 
-llvm = config.conformance_llvm_dir
-llvm_bin = os.path.join(llvm, "bin")
-llvm_lib = os.path.join(llvm, "lib")
+llvm_bin = config.conformance_llvm_bin
+llvm_lib = config.conformance_llvm_lib
+tools = config.conformance_tools_dir
 clang = os.path.join(llvm_bin, "clang")
 clangxx = os.path.join(llvm_bin, "clang++")
 
@@ -66,13 +68,34 @@ config.cuda_libdir = ""
 config.cuda_test_arch = ""
 config.libomptarget_obj_root = config.conformance_exec_root
 config.library_dir = llvm_lib              # libomptarget.so
-config.omp_header_directory = os.path.join(_resource_dir, "include")  # omp.h
+# omp.h: clang's own, or that of the libomp unpacked beside an installed clang.
+_omp_h = os.path.join(llvm_lib, "clang", _major, "include")
+if not os.path.exists(os.path.join(_omp_h, "omp.h")):
+    _omp_h = os.path.join(_resource_dir, "include")
+config.omp_header_directory = _omp_h
 config.omp_host_rtl_directory = llvm_lib   # libomp.so
 config.operating_system = "Linux"
 config.libomptarget_all_targets = config.conformance_all_targets
 config.libomptarget_current_target = TARGET
-config.libomptarget_filecheck = os.path.join(llvm_bin, "FileCheck")
-config.libomptarget_not = os.path.join(llvm_bin, "not")
+config.libomptarget_filecheck = os.path.join(tools, "FileCheck")
+config.libomptarget_not = os.path.join(tools, "not")
+# What later versions' lit.site.cfg.in add (16: llvm_lib_directory; 19: the rest).
+config.llvm_lib_directory = llvm_lib
+config.llvm_library_dir = llvm_lib
+config.llvm_library_intdir = llvm_lib      # libomptarget.devicertl.a
+config.bin_llvm_tools_dir = tools
+config.test_fortran_compiler = ""         # no flang: the .f90 tests fail both ways
+config.amdgpu_test_arch = ""
+config.libomptarget_has_libc = False
+# OMPT: Debian's libomptarget 19 is built with it (it exports the OMPT hooks).
+config.has_libomptarget_ompt = False
+try:
+    _dyn = subprocess.run(["nm", "-D", "--defined-only", os.path.realpath(
+        os.path.join(llvm_lib, "libomptarget.so"))], stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL, universal_newlines=True).stdout
+    config.has_libomptarget_ompt = "ompt_libomptarget_connect" in _dyn
+except OSError:
+    pass
 # Debian's libomptarget is built without LIBOMPTARGET_ENABLE_DEBUG: it prints
 # nothing for LIBOMPTARGET_DEBUG, so the tests that need that are unsupported.
 config.libomptarget_debug = False
@@ -87,7 +110,7 @@ if getattr(config, "conformance_probe_dir", None):
 
 # A test's RUN lines call llvm-ar and friends by name, as in an LLVM build tree.
 config.environment["PATH"] = os.pathsep.join(
-    [llvm_bin, config.environment.get("PATH", os.environ.get("PATH", ""))])
+    [llvm_bin, tools, config.environment.get("PATH", os.environ.get("PATH", ""))])
 # The suite's lit.cfg passes OMP_TARGET_OFFLOAD through from the caller's
 # environment; every program here gets a known policy instead.
 config.environment.pop("OMP_TARGET_OFFLOAD", None)

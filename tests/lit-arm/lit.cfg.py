@@ -59,6 +59,12 @@ UNSUPPORTED = {
         "tests/lit-arm/arm/explicit_server.c runs the same program against a server "
         "started by hand in the guest",
 }
+# Another LLVM version's toolchain (tests/llvm-versions/run.sh --arm writes these into
+# its site configs): config.ompdpu_arm_llvm (major), ompdpu_arm_clang / _clangxx (that
+# version's clang, linking its libomp and libomptarget), ompdpu_arm_unsupported (more
+# tests that mean nothing with it, file name -> reason). Default: clang-14.
+llvm_major = int(getattr(config, "ompdpu_arm_llvm", 14))
+UNSUPPORTED.update(getattr(config, "ompdpu_arm_unsupported", {}))
 
 
 # Over RDMA, also those that need this host to reach the guest's servers (they are on
@@ -85,6 +91,7 @@ config.available_features.add("arm-vm")
 config.available_features.add("aarch64-device")
 if rdma:
     config.available_features.add("rdma")
+config.available_features.add("llvm%d" % llvm_major)
 
 # --- environment ---------------------------------------------------------------------
 tools = config.ompdpu_llvm_tools_dir
@@ -155,6 +162,12 @@ if rdma:
     # libompdpu of the arm64 host build, at the same path in the guest (9p share).
     _arm64_build = os.environ.get("OMPDPU_ARM64_BUILD") or os.path.join(_src, "build-arm64")
     _libs = os.path.join(_arm64_build, "plugin", "lib")
+if getattr(config, "ompdpu_arm_clang", None):
+    cc = "env OMPDPU_AARCH64_CC=%s OMPDPU_AARCH64_CXX=%s %s" % (
+        config.ompdpu_arm_clang, config.ompdpu_arm_clangxx, cc)
+# The device image clang links (kept with -save-temps, in the current directory).
+aarch64_image = ("a.out-openmp-%s" % triple if llvm_major < 18
+                 else "*.aarch64.native.img")
 link = "-Xopenmp-target=%s -L%s -I%s -L%s -lompdpu -Wl,-rpath,%s" % (
     triple, stub_dir, config.ompdpu_include_dir, _libs, _libs)
 if rdma:
@@ -162,6 +175,9 @@ if rdma:
 
 # --- substitutions (longer names first) ------------------------------------------------
 ompdpu = os.path.join(config.ompdpu_bin_dir, "ompdpu")
+# 19 links its plugins into libomptarget: `ompdpu run` puts the rebuilt one (with the
+# dpu plugin) before the program's own, and keeps the VM's OMPDPU_DEVICES.
+run_with = " %s run --" % ompdpu if llvm_major >= 19 else ""
 fault = "%s %s --ompdpu-vm %s --name %s" % (
     python, os.path.join(os.path.dirname(_here), "fault_run.py"), vm_tool, vm_name)
 run_dpu = "guest-run" if rdma else "run"
@@ -170,9 +186,12 @@ if rdma:
 subs = [
     ("%clangxx-offload", "%s --cxx %s" % (cc, link)),
     ("%clang-offload", "%s %s" % (cc, link)),
-    ("%run-dpu2", "%senv OMP_TARGET_OFFLOAD=mandatory %s %s --devices 2 --"
-     % (_run_prefix, vm, run_dpu)),
-    ("%run-dpu", "%senv OMP_TARGET_OFFLOAD=mandatory %s %s --" % (_run_prefix, vm, run_dpu)),
+    ("%run-dpu2", "%senv OMP_TARGET_OFFLOAD=mandatory %s %s --devices 2 --%s"
+     % (_run_prefix, vm, run_dpu, run_with)),
+    ("%run-dpu", "%senv OMP_TARGET_OFFLOAD=mandatory %s %s --%s"
+     % (_run_prefix, vm, run_dpu, run_with)),
+    ("%aarch64-image", aarch64_image),
+    ("%llvm-major", str(llvm_major)),
     # The fault tests' shared RUN lines (as in tests/lit/lit.cfg.py).
     ("%fault-limit", "30"),
     ("%fault", fault),

@@ -6,6 +6,8 @@
 # file the program loaded).
 #
 #   tests/llvm-versions/run.sh [--build DIR] [VERSION...]    (default: 15 16)
+#   tests/llvm-versions/run.sh [--build DIR] --arm 19
+#   tests/llvm-versions/run.sh [--build DIR] --print-toolchain VERSION
 #
 # 14 uses the installed clang-14. 17 and 18 run inside a Debian 13 root file
 # system (scripts/debian13-root.sh: their packages need trixie's glibc).
@@ -24,6 +26,16 @@
 # Debian's libomp 19 (unpacked beside that cache), which `ompdpu run` replaces.
 # Every test of tests/lit/offload runs but those skip-<N>.txt lists, each with
 # its reason; with 14 only checks/ runs (lit-e2e runs the suite with clang-14).
+# --arm: the real DPU's path instead, with version 19's toolchain: aarch64 device
+# images (scripts/ompdpu-aarch64-cc with this version's clang) run against the aarch64
+# server in the arm64 VM (tests/lit-arm/run-lit-arm.sh: one VM for the run, exit 77
+# when no VM can run here), OMP_TARGET_OFFLOAD=mandatory, `ompdpu run` picking the
+# rebuilt libomptarget 19: tests/lit/offload (less lit-arm's own unsupported tests and
+# skip-19.txt's) and tests/lit-arm/arm/on_aarch64.c (the region ran on aarch64, in
+# the guest).
+# --print-toolchain: only fetch (or reuse) that version's clang, libomp and
+# libomptarget (19: also build the rebuilt libomptarget) and print the directory that
+# holds lib/ with its libomp and LLVM's own libomptarget (tests/conformance uses it).
 # Environment: OMPDPU_BUILD (default build), OMPDPU_CACHE.
 set -euo pipefail
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
@@ -31,15 +43,24 @@ HERE=$SRC/tests/llvm-versions
 BUILD=$(realpath -m "${OMPDPU_BUILD:-$SRC/build}")
 CACHE=$(realpath -m "${OMPDPU_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ompdpu}")
 VERSIONS=()
+ARM=0
+PRINT=0
 while (($#)); do
   case $1 in
   --build) BUILD=$(realpath -m "${2:?--build needs a directory}"); shift 2 ;;
+  --arm) ARM=1; shift ;;
+  --print-toolchain) PRINT=1; shift ;;
   -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
   1[4-9]) VERSIONS+=("$1"); shift ;;
   *) echo "llvm-versions: unknown argument '$1' (versions: 14 to 19; see --help)" >&2; exit 2 ;;
   esac
 done
 ((${#VERSIONS[@]})) || VERSIONS=(15 16)
+if ((ARM)); then
+  for v in "${VERSIONS[@]}"; do
+    [[ $v == 19 ]] || { echo "llvm-versions: --arm runs LLVM 19 only, not $v" >&2; exit 2; }
+  done
+fi
 log() { echo "[llvm-versions] $*" >&2; }
 die() { echo "llvm-versions: error: $*" >&2; exit 1; }
 [[ -x $BUILD/bin/ompdpu ]] || die "no ompdpu in $BUILD/bin: build first (or pass --build DIR)"
@@ -170,6 +191,64 @@ test_list() { # <version>
   done
 }
 
+# skip-<v>.txt as a Python dict: test file name -> its reason.
+skip_dict() { # <version>
+  "$PY" - "$HERE/skip-$1.txt" "$1" <<'PY'
+import os, sys
+path, v, d = sys.argv[1], sys.argv[2], {}
+for line in open(path) if os.path.exists(path) else []:
+    name, _, why = line.partition("#")
+    if name.strip() and not line.startswith("#"):
+        d[name.strip()] = "skip-%s.txt: %s" % (v, why.strip() or "see skip-%s.txt" % v)
+print(repr(d))
+PY
+}
+
+# lit-arm's site configurations for version v: its offload/ suite (tests/lit/offload)
+# and arm/ (tests/lit-arm/arm), with that version's clang; skip-<v>.txt's tests are
+# reported unsupported, with their reasons.
+write_arm_sites() { # <version> <out dir> <bin dir>
+  local v=$1 out=$2 bin=$3 suite srcdir unsup
+  unsup=$(skip_dict "$v")
+  for suite in offload arm; do
+    srcdir=$SRC/tests/lit/offload
+    [[ $suite == arm ]] && srcdir=$SRC/tests/lit-arm/arm
+    mkdir -p "$out/$suite"
+    cat >"$out/$suite/lit.site.cfg.py" <<EOF
+# Written by tests/llvm-versions/run.sh --arm: tests/lit-arm's configuration, with the
+# clang and libomptarget of LLVM $v.
+config.ompdpu_source_root = "$SRC"
+config.ompdpu_bin_dir = "$BUILD/bin"
+config.ompdpu_lib_dir = "$BUILD/lib"
+config.ompdpu_include_dir = "$SRC/runtime/include"
+config.ompdpu_llvm_tools_dir = "/usr/lib/llvm-14/bin"
+config.ompdpu_python = "$PY"
+config.ompdpu_arm_suite = "$suite"
+config.ompdpu_arm_source = "$srcdir"
+config.ompdpu_lit_exec_root = "$out/$suite"
+config.ompdpu_arm_llvm = $v
+config.ompdpu_arm_clang = "$bin/clang"
+config.ompdpu_arm_clangxx = "$bin/clang++"
+config.ompdpu_arm_unsupported = $unsup
+lit_config.load_config(config, "$SRC/tests/lit-arm/lit.cfg.py")
+config.name = "ompdpu-llvm$v-arm-$suite"
+EOF
+  done
+}
+
+if ((PRINT)); then
+  ((${#VERSIONS[@]} == 1)) || die "--print-toolchain takes one version"
+  v=${VERSIONS[0]}
+  case $v in
+  14 | 17 | 18) die "--print-toolchain: $v is not unpacked privately (14: /usr/lib/llvm-14; 17, 18: the Debian 13 root)" ;;
+  19) OMPDPU_CACHE=$CACHE "$SRC/llvm-patches/build-libomptarget-19.sh" --build "$BUILD" >&2 ||
+    die "cannot build libomptarget 19 with the dpu plugin"
+    echo "$CACHE/llvm-19/root/usr/lib/llvm-19" ;;
+  *) root=$(fetch "$v") || exit 1; echo "$root/root/usr/lib/llvm-$v" ;;
+  esac
+  exit 0
+fi
+
 fail=0
 for v in "${VERSIONS[@]}"; do
   start=$SECONDS
@@ -185,6 +264,21 @@ for v in "${VERSIONS[@]}"; do
   esac
   out=$BUILD/tests/llvm-versions/$v
   make_wrappers "$v" "$out/bin" "$root"
+  if ((ARM)); then
+    write_arm_sites "$v" "$out/arm" "$out/bin"
+    log "LLVM $v: tests/lit/offload and on_aarch64.c in the arm64 VM, aarch64 device images"
+    rc=0
+    "$SRC/tests/lit-arm/run-lit-arm.sh" --build "$BUILD" --python "$PY" --lit "$LIT" \
+      "$out/arm/offload" "$out/arm/arm/on_aarch64.c" || rc=$?
+    ((rc == 77)) && exit 77
+    if ((rc == 0)); then
+      log "LLVM $v (arm64 VM): passed in $((SECONDS - start)) s"
+    else
+      log "LLVM $v (arm64 VM): FAILED (after $((SECONDS - start)) s)"
+      fail=1
+    fi
+    continue
+  fi
   write_site "$v" "$out/suite" "$SRC/tests/lit" "$out/bin"
   write_site "$v" "$out/checks" "$HERE/checks" "$out/bin"
   paths=("$out/checks")

@@ -10,6 +10,8 @@
 #include <list>
 #include <map>
 #include <mutex>
+#include <strings.h>
+#include <unistd.h>
 #include <string>
 #include <unordered_set>
 
@@ -219,10 +221,32 @@ const char *pluginDirFor(int Major) {
 }
 } // namespace
 
+/// Whether this is the 14/15 library that libomptarget 16 falls back to after its
+/// `.nextgen.so` sibling (this directory's 16 plugin) declined: no devices of its ISA.
+static bool isNextgenFallback(int Major) {
+  if (Major != 16)
+    return false;
+  const char *Env = std::getenv("LIBOMPTARGET_NEXTGEN_PLUGINS");
+  if (Env && (!std::strcmp(Env, "0") || !strcasecmp(Env, "false") ||
+              !strcasecmp(Env, "off") || !strcasecmp(Env, "no")))
+    return false;
+  std::string Own = ownFile();
+  if (Own.size() < 3 || Own.compare(Own.size() - 3, 3, ".so") != 0)
+    return false;
+  std::string Sibling = Own.substr(0, Own.size() - 3) + ".nextgen.so";
+  return access(Sibling.c_str(), F_OK) == 0;
+}
+
 int32_t checkLibomptargetVersion() {
   int Major = libomptargetMajor();
   if (Major == 0 || servesLibomptarget(Major))
     return OFFLOAD_SUCCESS;
+  if (isNextgenFallback(Major)) {
+    OMPDPU_DEBUG_LOG("libomptarget 16 loaded %s after its .nextgen.so sibling "
+                     "had no devices: declined",
+                     ownFile().c_str());
+    return OFFLOAD_FAIL;
+  }
   const char *Dir = pluginDirFor(Major);
   log(LogLevel::Error,
       "libomptarget %d loaded %s, which has the plugin ABI of libomptarget "

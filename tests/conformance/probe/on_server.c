@@ -15,8 +15,9 @@ int main(void) {
     dev_pid = getpid();
     initial = omp_is_initial_device();
   }
-  // CHECK: devices: 2, initial device: 0, other process: 1
-  printf("devices: %d, initial device: %d, other process: %d\n", omp_get_num_devices(),
-         initial, dev_pid != host_pid);
+  // Two emulated DPUs (from LLVM 19 on, the host plugin's devices follow them).
+  // CHECK: two devices or more: 1, initial device: 0, other process: 1
+  printf("two devices or more: %d, initial device: %d, other process: %d\n",
+         omp_get_num_devices() >= 2, initial, dev_pid != host_pid);
   return 0;
 }

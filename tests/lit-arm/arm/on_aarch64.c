@@ -4,7 +4,7 @@
 // guest), and the server reports ISA aarch64 to `ompdpu info`. The embedded device image
 // is an AArch64 ELF file.
 // RUN: rm -rf %t.d && mkdir -p %t.d && cd %t.d && %clang-offload %s -o %t -save-temps
-// RUN: %llvm-readelf -h %t.d/a.out-openmp-aarch64-unknown-linux-gnu | FileCheck %s --check-prefix=IMAGE
+// RUN: %llvm-readelf -h %t.d/%aarch64-image | FileCheck %s --check-prefix=IMAGE
 // RUN: %llvm-readelf -h %t | FileCheck %s --check-prefix=HOST
 // RUN: %run-dpu %t | FileCheck %s
 // RUN: %vm run --devices 2 -- %ompdpu info | FileCheck %s --check-prefix=INFO
