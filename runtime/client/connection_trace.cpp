@@ -2,6 +2,7 @@
 #include "client/connection.h"
 
 #include "common/log.h"
+#include "common/trace_time.h"
 
 namespace ompdpu::client {
 
@@ -9,11 +10,6 @@ using namespace protocol;
 using Clock = std::chrono::steady_clock;
 
 namespace {
-int64_t nowNs() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             Clock::now().time_since_epoch())
-      .count();
-}
 /// Round trips per clock sample: the shortest of them is kept.
 constexpr int kClockRounds = 8;
 /// The longest the session's events may take to arrive at the end.
@@ -26,12 +22,12 @@ ClockSample Connection::sampleSessionClock() {
   Start.Action = TraceAction::Start;
   for (int K = 0; K < kClockRounds; ++K) {
     ClockSample S;
-    S.SentNs = nowNs();
+    S.SentNs = static_cast<int64_t>(steadyNowNs());
     Ticket T = issue(MsgType::Trace, Start, 0, 0, nullptr, 0, Lane::Session);
     if (!waitUntil(T, Clock::now() + std::chrono::seconds(5)) ||
         !T->Result.ok())
       break;
-    S.ReturnedNs = nowNs();
+    S.ReturnedNs = static_cast<int64_t>(steadyNowNs());
     S.SessionNs = static_cast<int64_t>(T->Value);
     keepBest(Best, S);
   }

@@ -292,13 +292,12 @@ void RequestLink::checkHealth() {
 }
 
 Status RequestLink::wait(const Ticket &T) {
-  if (Line && !T->Done.load(std::memory_order_acquire)) {
-    Clock::time_point From = Clock::now();
-    waitUntil(T, Clock::time_point::max());
-    Line->wait(LineDevice, T->Type, From, Clock::now());
-    return T->Result;
-  }
+  // Only waits that block go into the timeline.
+  bool Timed = Line && !T->Done.load(std::memory_order_acquire);
+  Clock::time_point From = Timed ? Clock::now() : Clock::time_point();
   waitUntil(T, Clock::time_point::max());
+  if (Timed)
+    Line->wait(LineDevice, T->Type, From, Clock::now());
   return T->Result;
 }
 

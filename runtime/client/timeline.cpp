@@ -2,13 +2,13 @@
 #include "client/timeline.h"
 
 #include "common/log.h"
+#include "common/trace_time.h"
 
 #include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 namespace ompdpu::client {
@@ -58,8 +58,6 @@ std::string micros(int64_t Ns) {
   return Buf;
 }
 
-uint32_t threadId() { return static_cast<uint32_t>(syscall(SYS_gettid)); }
-
 /// Device k's session appears as its own process.
 uint32_t processId(unsigned Process) {
   return Process ? 0x40000000u + Process - 1 : static_cast<uint32_t>(getpid());
@@ -96,7 +94,7 @@ void Timeline::request(unsigned Device, MsgType Type, uint32_t Id,
                        TimePoint Done) {
   Event E;
   E.Async = true;
-  E.Thread = threadId();
+  E.Thread = currentThreadId();
   E.Name = protocol::typeName(Type);
   E.Category = "device " + std::to_string(Device);
   E.StartNs = sinceOrigin(Issued);
@@ -113,7 +111,7 @@ void Timeline::request(unsigned Device, MsgType Type, uint32_t Id,
 void Timeline::wait(unsigned Device, MsgType Type, TimePoint From,
                     TimePoint To) {
   Event E;
-  E.Thread = threadId();
+  E.Thread = currentThreadId();
   E.Name = std::string("wait ") + protocol::typeName(Type);
   E.Category = "wait";
   E.StartNs = sinceOrigin(From);
@@ -220,11 +218,9 @@ Status Timeline::write() {
              ",\"dur\":" + micros(E.DurationNs) + "," + Args + "},\n";
       continue;
     }
-    std::string Id = ",\"id\":\"0x" + [&] {
-      char Buf[24];
-      std::snprintf(Buf, sizeof Buf, "%llx", (unsigned long long)E.Id);
-      return std::string(Buf);
-    }() + "\"";
+    char Id[48];
+    std::snprintf(Id, sizeof Id, ",\"id\":\"0x%llx\"",
+                  (unsigned long long)E.Id);
     Out += "{\"ph\":\"b\"," + Common + Id + ",\"ts\":" + micros(E.StartNs) +
            "," + Args + "},\n";
     Out += "{\"ph\":\"e\"," + Common + Id +

@@ -60,7 +60,7 @@ double KernelRunner::call(KernelInfo &K, const uint64_t *Args, size_t Count,
   std::chrono::steady_clock::time_point T0;
   if (Timed)
     T0 = std::chrono::steady_clock::now();
-  uint64_t TraceFrom = Trace && Trace->on() ? SessionTrace::nowNs() : 0;
+  uint64_t TraceFrom = Trace && Trace->on() ? steadyNowNs() : 0;
   setCurrentKernel(K.Name.c_str());
   callKernel(K.Entry, Args, Count);
   setCurrentKernel(nullptr);

@@ -274,12 +274,12 @@ void Session::trace(Request &R) {
   Reply Rep;
   if (C.Action == TraceAction::Start) {
     Trace.start();
-    Rep.Value = SessionTrace::nowNs();
+    Rep.Value = steadyNowNs();
     return complete(R, Rep);
   }
   auto Bytes = std::make_shared<std::vector<uint8_t>>(
       encodeTraceRecord(Trace.collect()));
-  Rep.Value = SessionTrace::nowNs();
+  Rep.Value = steadyNowNs();
   complete(R, Rep, Bytes->data(), Bytes->size(), Bytes);
 }
 

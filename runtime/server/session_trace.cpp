@@ -1,23 +1,13 @@
 //===- session_trace.cpp - What a session did, for the client's trace -----===//
 #include "server/session_trace.h"
 
-#include <chrono>
-#include <sys/syscall.h>
+#include "common/trace_time.h"
+
 #include <unistd.h>
 
 namespace ompdpu::server {
 
 using protocol::TraceEvent;
-
-uint64_t SessionTrace::nowNs() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
-static uint32_t threadId() {
-  return static_cast<uint32_t>(syscall(SYS_gettid));
-}
 
 void SessionTrace::start() {
   std::lock_guard<std::mutex> L(M);
@@ -45,7 +35,7 @@ void SessionTrace::add(const TraceEvent &E) {
 
 void SessionTrace::arrived(const protocol::Header &H, const void *From,
                            uint64_t InBytes) {
-  uint64_t Now = nowNs();
+  uint64_t Now = steadyNowNs();
   std::lock_guard<std::mutex> L(M);
   // Bounded like the events: a client that is never answered keeps no more.
   if (On && Arrivals.size() < kMaxEvents)
@@ -54,7 +44,7 @@ void SessionTrace::arrived(const protocol::Header &H, const void *From,
 
 void SessionTrace::answered(const protocol::Header &H, const void *From,
                             uint64_t OutBytes) {
-  uint64_t Now = nowNs();
+  uint64_t Now = steadyNowNs();
   std::lock_guard<std::mutex> L(M);
   auto It = Arrivals.find({From, H.RequestId});
   if (!On || It == Arrivals.end())
@@ -64,7 +54,7 @@ void SessionTrace::answered(const protocol::Header &H, const void *From,
   E.Type = static_cast<uint8_t>(H.Type);
   E.Queue = H.Queue;
   E.RequestId = H.RequestId;
-  E.Thread = threadId();
+  E.Thread = currentThreadId();
   E.StartNs = It->second.AtNs;
   E.DurationNs = Now - It->second.AtNs;
   E.Bytes = It->second.Bytes + OutBytes;
@@ -73,7 +63,7 @@ void SessionTrace::answered(const protocol::Header &H, const void *From,
 }
 
 void SessionTrace::kernel(const std::string &Name, uint64_t StartNs) {
-  uint64_t Now = nowNs();
+  uint64_t Now = steadyNowNs();
   std::lock_guard<std::mutex> L(M);
   if (!On)
     return;
@@ -82,7 +72,7 @@ void SessionTrace::kernel(const std::string &Name, uint64_t StartNs) {
     Record.Names.push_back(Name);
   TraceEvent E;
   E.What = TraceEvent::Kernel;
-  E.Thread = threadId();
+  E.Thread = currentThreadId();
   E.Name = It->second;
   E.StartNs = StartNs;
   E.DurationNs = Now - StartNs;

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "common/trace_time.h"
 #include "protocol/messages.h"
 
 #include <atomic>
@@ -24,8 +25,6 @@ public:
   /// Events kept at most (about 40 bytes each on the wire).
   static constexpr size_t kMaxEvents = 1 << 20;
 
-  /// The session's clock, as the events and the Trace replies carry it.
-  static uint64_t nowNs();
   bool on() const { return On.load(std::memory_order_relaxed); }
   void start();
   /// Stop recording and hand over what was recorded.
