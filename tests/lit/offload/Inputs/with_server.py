@@ -6,20 +6,22 @@ usage: with_server.py [--cores LIST] [--memory BYTES] [--server-arg ARG]...
                       [--key-owner USER] SERVER-CMD... -- CMD...
 
 SERVER-CMD is the server binary (possibly behind a wrapper such as
-`timeout`); `--listen 127.0.0.1:PORT`, the --cores/--memory options and a
+`timeout`); `--listen 127.0.0.1:0 --ready-fd N`, the --cores/--memory options and a
 fresh key (`--key FILE`, and OMPDPU_KEY=FILE for CMD; --key-owner: the file
 given to USER, whom it then stands for) and each --server-arg are appended to
 it; run by root, it also gets --root-sessions unless a --server-arg names
 --root-user. In CMD, `{addr}` becomes 127.0.0.1:PORT and `{port}` the
-port. The server is considered up once its port is in LISTEN state
-(read from /proc/net/tcp, so no stray connection reaches the server).
+port. The server binds a free port itself and is up once it writes its
+readiness line (`LISTENING 127.0.0.1:PORT`) to fd N: no other process can
+take the port in between, and no stray connection reaches the server.
 Exits with CMD's status (128+signal if it died of a signal).
 """
 import os
+import re
 import secrets
+import select
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -35,27 +37,19 @@ def make_key(directory):
     return path
 
 
-def free_port():
-    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
-
-def listening(port):
-    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
-        try:
-            with open(table) as f:
-                next(f)
-                for line in f:
-                    fields = line.split()
-                    local, state = fields[1], fields[3]
-                    if state == "0A" and int(local.rsplit(":", 1)[1], 16) == port:
-                        return True
-        except OSError:
-            pass
-    return False
+def read_ready_line(fd, timeout):
+    """The server's readiness line on fd, or "" at EOF or after timeout s."""
+    data, deadline = b"", time.monotonic() + timeout
+    with os.fdopen(fd, "rb", buffering=0) as f:
+        while b"\n" not in data:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([f], [], [], left)[0]:
+                break
+            chunk = f.read(256)
+            if not chunk:
+                break
+            data += chunk
+    return data.decode(errors="replace").strip()
 
 
 def main():
@@ -74,8 +68,6 @@ def main():
         return 2
     i = args.index("--")
     server_cmd, cmd = args[:i], args[i + 1:]
-    port = free_port()
-    addr = "127.0.0.1:%d" % port
     keydir = tempfile.TemporaryDirectory(prefix="with_server.")
     key = make_key(keydir.name)
     if owner:
@@ -84,19 +76,24 @@ def main():
     # A private server of root's keeps root's sessions as root.
     as_root = os.geteuid() == 0 and "--root-user" not in extra
     opts += ["--key", key] + (["--root-sessions"] if as_root else []) + extra
-    server = subprocess.Popen(server_cmd + ["--listen", addr] + opts,
-                              start_new_session=True)
+    # Port 0: the server binds a free port itself and says which on --ready-fd,
+    # so no other process can take the port between its choice and the bind.
+    ready_r, ready_w = os.pipe()
+    server = subprocess.Popen(server_cmd + ["--listen", "127.0.0.1:0",
+                                            "--ready-fd", str(ready_w)] + opts,
+                              start_new_session=True, pass_fds=(ready_w,))
+    os.close(ready_w)
     try:
-        deadline = time.monotonic() + 20
-        while not listening(port):
-            if server.poll() is not None:
-                sys.stderr.write("with_server: server exited with %d before listening\n"
-                                 % server.returncode)
-                return 1
-            if time.monotonic() > deadline:
-                sys.stderr.write("with_server: server not listening on %s after 20 s\n" % addr)
-                return 1
-            time.sleep(0.02)
+        line = read_ready_line(ready_r, 20)
+        m = re.match(r"LISTENING (\S+):(\d+)$", line)
+        if not m:
+            server.poll()
+            sys.stderr.write("with_server: server %s before listening\n"
+                             % ("not ready after 20 s" if server.returncode is None
+                                else "exited with %d" % server.returncode))
+            return 1
+        port = int(m.group(2))
+        addr = "127.0.0.1:%d" % port
         cmd = [a.replace("{addr}", addr).replace("{port}", str(port)) for a in cmd]
         sys.stdout.flush()
         rc = subprocess.call(cmd)
