@@ -122,7 +122,6 @@ void DpuDevice::flushBatch(AsyncQueue &Q) {
     P.All = std::move(All);
     P.Sent = true;
   }
-  P.Left.notify_all();
   Q.Point.reset();
 }
 
@@ -140,11 +139,17 @@ std::shared_ptr<const Horizon> DpuDevice::snapshot(AsyncQueue &Q) {
   return Q.Snapshot;
 }
 
+void DpuDevice::flushBatchLocked(AsyncQueue &Q) {
+  std::lock_guard<std::mutex> L(Q.Lock);
+  flushBatch(Q);
+}
+
 template <typename IssueFn>
 Status DpuDevice::perform(AsyncQueue *Q, IssueFn F) {
   if (!Q)
     return Conn->wait(F(0u, 0u));
   Q->Launch.close();
+  std::lock_guard<std::mutex> L(Q->Lock);
   flushBatch(*Q);
   track(*Q, F(Q->Id, Q->NextSeq++));
   // Fail fast when the operation could not even be sent.
@@ -234,6 +239,7 @@ Status DpuDevice::submit(void *Dst, const void *Src, int64_t Size,
   if (Q && Size <= kBatchPieceMax) {
     // Copying a few bytes is cheaper than a message of their own.
     Q->Launch.close();
+    std::lock_guard<std::mutex> L(Q->Lock);
     AsyncQueue::PendingBatch &B = Q->Batch;
     if (B.closedToSubmits() || B.In.size() + B.Out.size() >= kBatchMaxPieces)
       flushBatch(*Q);
@@ -259,7 +265,11 @@ Status DpuDevice::retrieve(void *Dst, const void *Src, int64_t Size,
       return Conn->retrieve(Dst, reinterpret_cast<uint64_t>(Src), Size, Queue,
                             Seq);
     });
-  Status S = queueRetrieve(*Q, Dst, Src, Size);
+  Status S;
+  {
+    std::lock_guard<std::mutex> L(Q->Lock);
+    S = queueRetrieve(*Q, Dst, Src, Size);
+  }
   // libomptarget restores host pointers in the range right after we return.
   if (S.ok() && Slots.overlaps(reinterpret_cast<uint64_t>(Src),
                                static_cast<uint64_t>(Size)))
@@ -294,9 +304,10 @@ Status DpuDevice::queueRetrieve(AsyncQueue &Q, void *Dst, const void *Src,
 }
 
 Status DpuDevice::landNow(AsyncQueue &Q) {
-  flushBatch(Q);
+  flushBatchLocked(Q);
   // The server runs a queue's operations in order, but replies may be
-  // handled out of order: wait for each.
+  // handled out of order: wait for each. Sent, the batch has no events
+  // left that another thread would send it for: InFlight stays as it is.
   for (const Ticket &T : Q.InFlight)
     if (Status S = Conn->wait(T); !S.ok())
       return S;
@@ -321,6 +332,7 @@ Status DpuDevice::launch(KernelRecord *Kernel, const uint64_t *Args,
   // followed the kernel's last launches decides when it leaves (see
   // KernelResults::Follow).
   Q->Launch.finish(Results);
+  std::lock_guard<std::mutex> L(Q->Lock);
   AsyncQueue::PendingBatch &B = Q->Batch;
   if (B.closedToSubmits())
     flushBatch(*Q);
@@ -350,7 +362,7 @@ Status DpuDevice::launch(KernelRecord *Kernel, const uint64_t *Args,
 Status DpuDevice::synchronize(AsyncQueue *Q) {
   if (!Q)
     return Status();
-  flushBatch(*Q);
+  flushBatchLocked(*Q);
   Q->Launch.finish(Results);
   Q->Launch.synchronized();
   Status First;
@@ -386,13 +398,14 @@ Status DpuDevice::recordEvent(Event *E, AsyncQueue *Q) {
   // and libomptarget 15+ records one after each map(from:) retrieve.
   E->QueueId = Q->Id;
   E->QueueEpoch = Q->Epoch;
+  std::lock_guard<std::mutex> L(Q->Lock);
   if (Q->Batch.empty()) {
     E->Before = snapshot(*Q);
   } else {
     // Known when the batch leaves, at the queue's next operation that
     // cannot join it or at synchronize.
     if (!Q->Point)
-      Q->Point = std::make_shared<FlushPoint>();
+      Q->Point = std::make_shared<FlushPoint>(Q);
     E->Point = Q->Point;
     E->AfterKernel = Q->Batch.Kernel != 0;
     Q->Point->AnyAfterKernel |= E->AfterKernel;
@@ -410,15 +423,13 @@ Status DpuDevice::waitEvent(Event *E, AsyncQueue *Mine) {
   std::shared_ptr<const Horizon> Before = E->Before;
   if (E->Point) {
     FlushPoint &P = *E->Point;
-    std::unique_lock<std::mutex> L(P.M);
-    if (!P.Sent && Mine) {
-      // Send our own batch before blocking: the event's queue may be
-      // waiting, the same way, for what ours holds.
-      L.unlock();
-      flushBatch(*Mine);
-      L.lock();
+    if (E->pending()) {
+      // Its queue's thread may not go on before we do: send the batch for it.
+      std::lock_guard<std::mutex> L(P.Queue->Lock);
+      if (P.Queue->Point == E->Point)
+        flushBatch(*P.Queue);
     }
-    P.Left.wait(L, [&P] { return P.Sent; });
+    std::lock_guard<std::mutex> L(P.M);
     Before = E->AfterKernel ? P.All : P.BeforeKernel;
   }
   if (!Before)

@@ -35,6 +35,10 @@ struct KernelRecord {
 /// Operations of one asynchronous queue, issued without waiting; the server
 /// runs them in Seq order.
 struct AsyncQueue {
+  /// Taken by the queue's thread around each operation that changes the
+  /// members below (never while it waits), and by a thread waiting for one
+  /// of its events that sends its batch. Launch is the queue thread's own.
+  std::mutex Lock;
   uint32_t Id = 0;
   uint64_t Epoch = 0; ///< incremented each time the queue is reused
   uint32_t NextSeq = 0;
@@ -139,8 +143,10 @@ public:
   uint64_t resultsMissed() const { return Results.Missed; }
 
 private:
-  /// Send the queue's batch, if any.
+  /// Send the queue's batch, if any; the caller holds Q.Lock.
   void flushBatch(AsyncQueue &Q);
+  /// flushBatch, taking Q.Lock.
+  void flushBatchLocked(AsyncQueue &Q);
   /// A retrieve through Q, landing by synchronize at the latest.
   Status queueRetrieve(AsyncQueue &Q, void *Dst, const void *Src, int64_t Size);
   /// Send the queue's batch and wait for everything issued through it.

@@ -4,19 +4,22 @@
 // another thread that finds the mapping wait on it. An event names what it
 // waits for: the operations issued before it in its queue (a Horizon), known
 // when it is recorded or, while the queue's batch is unsent, once that batch
-// leaves (a FlushPoint).
+// leaves (a FlushPoint). A waiter never waits for the queue's thread to send
+// that batch: it sends it itself. libomptarget 19 waits holding the lock of
+// the whole mapping table, which the queue's thread needs to go on.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
 
 #include "client/connection.h"
 
-#include <condition_variable>
 #include <memory>
 #include <mutex>
 #include <vector>
 
 namespace ompdpu::plugin {
+
+struct AsyncQueue;
 
 /// What an event waits for: the operations of its queue issued before it.
 struct Horizon {
@@ -32,8 +35,10 @@ struct Horizon {
 /// they wait for is known from then on. One per batch, not one per event:
 /// libomptarget records an event for each new mapping of a region.
 struct FlushPoint {
-  std::mutex M;
-  std::condition_variable Left;
+  explicit FlushPoint(AsyncQueue *Q) : Queue(Q) {}
+  /// Whose batch it is; queues live as long as their device.
+  AsyncQueue *const Queue;
+  std::mutex M; ///< guards the members below
   bool Sent = false;
   /// An event was recorded after the batch's launch joined it (set by the
   /// queue's thread before the batch leaves).

@@ -6,10 +6,13 @@
 #include "dpu_device.h"
 #include "server_process.h"
 
+#include <chrono>
 #include <cstdlib>
+#include <future>
 #include <fstream>
 #include <gtest/gtest.h>
 #include <iterator>
+#include <thread>
 
 using namespace ompdpu;
 using namespace ompdpu::plugin;
@@ -145,6 +148,37 @@ TEST_F(DeviceTest, AnEventRecordedAgainWaitsForItsLastQueue) {
   ASSERT_TRUE(Dev->synchronize(Second).ok());
   EXPECT_FALSE(E->pending());
   EXPECT_TRUE(Dev->waitEvent(E, nullptr).ok());
+  releaseEvent(E);
+}
+
+// libomptarget 19 waits for a mapping's event holding the lock of the whole
+// mapping table, which the thread whose queue holds the copy needs for its
+// next map: the waiter must not wait for that thread to send its batch.
+TEST_F(DeviceTest, AWaiterSendsThePendingBatchOfTheEventsQueue) {
+  void *A = alloc8();
+  ASSERT_TRUE(A);
+  Event *E = acquireEvent();
+  uint64_t Value = 42;
+  AsyncQueue *Q = Dev->acquireQueue();
+  ASSERT_TRUE(Dev->submit(A, &Value, 8, Q).ok());
+  ASSERT_TRUE(Dev->recordEvent(E, Q).ok());
+  ASSERT_TRUE(E->pending());
+  uint64_t Seen = 0;
+  auto Waiter = std::async(std::launch::async, [&] {
+    Status S = Dev->waitEvent(E, nullptr);
+    if (S.ok())
+      S = Dev->retrieve(&Seen, A, 8, nullptr);
+    return S;
+  });
+  // The queue's thread goes on only after the waiter (the table's lock).
+  bool Returned = Waiter.wait_for(std::chrono::seconds(10)) ==
+                  std::future_status::ready;
+  ASSERT_TRUE(Dev->synchronize(Q).ok());
+  ASSERT_TRUE(Returned) << "the waiter waited for the queue's thread";
+  Status S = Waiter.get();
+  EXPECT_TRUE(S.ok()) << S.message();
+  EXPECT_EQ(Seen, 42u) << "the waiter returned before the copy landed";
+  EXPECT_FALSE(E->pending());
   releaseEvent(E);
 }
 
