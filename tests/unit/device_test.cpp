@@ -8,8 +8,8 @@
 
 #include <chrono>
 #include <cstdlib>
-#include <future>
 #include <fstream>
+#include <future>
 #include <gtest/gtest.h>
 #include <iterator>
 #include <thread>
@@ -171,8 +171,8 @@ TEST_F(DeviceTest, AWaiterSendsThePendingBatchOfTheEventsQueue) {
     return S;
   });
   // The queue's thread goes on only after the waiter (the table's lock).
-  bool Returned = Waiter.wait_for(std::chrono::seconds(10)) ==
-                  std::future_status::ready;
+  bool Returned =
+      Waiter.wait_for(std::chrono::seconds(10)) == std::future_status::ready;
   ASSERT_TRUE(Dev->synchronize(Q).ok());
   ASSERT_TRUE(Returned) << "the waiter waited for the queue's thread";
   Status S = Waiter.get();
