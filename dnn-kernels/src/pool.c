@@ -45,14 +45,53 @@ static void pool_plane(const dnnk_pool_desc *d, const float *x, float *y,
     }
 }
 
+/* 2x2 windows at stride 2 inside the plane (training's pooling): the same
+ * choices as pool_plane, a row pair at a time with the sizes in registers
+ * (through d, every store to arg would reload them). */
+static void pool_plane_2x2(const float *restrict x, float *restrict y,
+                           int32_t *restrict arg, int w, int oh, int ow) {
+  for (int oy = 0; oy < oh; ++oy) {
+    const float *r0 = x + (long)(2 * oy) * w, *r1 = r0 + w;
+    float *yo = y + (long)oy * ow;
+    int32_t *ao = arg ? arg + (long)oy * ow : 0;
+    int32_t base = 2 * oy * w;
+    for (int ox = 0; ox < ow; ++ox) {
+      float best = r0[2 * ox];
+      int32_t where = base + 2 * ox;
+      if (r0[2 * ox + 1] > best) {
+        best = r0[2 * ox + 1];
+        where = base + 2 * ox + 1;
+      }
+      if (r1[2 * ox] > best) {
+        best = r1[2 * ox];
+        where = base + w + 2 * ox;
+      }
+      if (r1[2 * ox + 1] > best) {
+        best = r1[2 * ox + 1];
+        where = base + w + 2 * ox + 1;
+      }
+      yo[ox] = best;
+      if (ao)
+        ao[ox] = where;
+    }
+  }
+}
+
 void dnnk_maxpool_forward(const dnnk_pool_desc *d, const float *x, float *y,
                           int32_t *argmax) {
   int oh = dnnk_pool_out_h(d), ow = dnnk_pool_out_w(d);
   long in_plane = (long)d->h * d->w, out_plane = (long)oh * ow;
+  int fast = d->kh == 2 && d->kw == 2 && d->stride_h == 2 && d->stride_w == 2 &&
+             d->pad_h == 0 && d->pad_w == 0;
+  int w = d->w;
 #pragma omp parallel for schedule(static)
-  for (long pl = 0; pl < (long)d->n * d->c; ++pl)
-    pool_plane(d, x + pl * in_plane, y + pl * out_plane,
-               argmax ? argmax + pl * out_plane : 0, oh, ow);
+  for (long pl = 0; pl < (long)d->n * d->c; ++pl) {
+    int32_t *arg = argmax ? argmax + pl * out_plane : 0;
+    if (fast)
+      pool_plane_2x2(x + pl * in_plane, y + pl * out_plane, arg, w, oh, ow);
+    else
+      pool_plane(d, x + pl * in_plane, y + pl * out_plane, arg, oh, ow);
+  }
 }
 
 void dnnk_maxpool_backward(const dnnk_pool_desc *d, const float *dy,

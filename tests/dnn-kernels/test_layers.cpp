@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <functional>
 
 #include "dnnk.h"
@@ -47,7 +48,8 @@ std::vector<dnnk_pool_desc> pool_cases() {
   return {{2, 3, 8, 8, 2, 2, 2, 2, 0, 0},
           {1, 2, 7, 9, 3, 3, 2, 2, 1, 1},
           {3, 1, 5, 6, 2, 3, 1, 2, 0, 1},
-          {64, 2, 4, 4, 2, 2, 2, 2, 0, 0}};
+          {64, 2, 4, 4, 2, 2, 2, 2, 0, 0},
+          {2, 3, 7, 9, 2, 2, 2, 2, 0, 0}};
 }
 
 TEST(MaxPool, ForwardMatchesDirect) {
@@ -61,6 +63,24 @@ TEST(MaxPool, ForwardMatchesDirect) {
     ref::maxpool_forward(d, x.data(), yr.data(), ar.data());
     EXPECT_EQ(y, yr);
     EXPECT_EQ(a, ar);
+  }
+}
+
+// After a ReLU most windows hold ties (zeros); a NaN must not win either.
+// The first maximum is the one taken, as in the reference.
+TEST(MaxPool, TiesAndNaNKeepTheFirstMaximum) {
+  for (const auto &d : pool_cases()) {
+    int oh = dnnk_pool_out_h(&d), ow = dnnk_pool_out_w(&d);
+    size_t out = (size_t)d.n * d.c * oh * ow;
+    auto x = random_floats((size_t)d.n * d.c * d.h * d.w, 8);
+    for (size_t i = 0; i < x.size(); ++i)
+      x[i] = i % 11 == 3 ? NAN : x[i] < 0.3f ? 0.0f : x[i];
+    std::vector<float> y(out), yr(out);
+    std::vector<int32_t> a(out), ar(out);
+    dnnk_maxpool_forward(&d, x.data(), y.data(), a.data());
+    ref::maxpool_forward(d, x.data(), yr.data(), ar.data());
+    EXPECT_EQ(a, ar);
+    EXPECT_EQ(0, std::memcmp(y.data(), yr.data(), out * sizeof(float)));
   }
 }
 
