@@ -430,8 +430,10 @@ TEST(ServerLimits, AClientWithoutTheKeyGetsATypedError) {
 
 TEST_F(ServerTest, ManyClientsAndThreadsAtOnce) {
   std::vector<std::unique_ptr<client::Connection>> Conns;
-  for (int K = 0; K < 3; ++K)
+  for (int K = 0; K < 3; ++K) {
     Conns.push_back(connect());
+    ASSERT_TRUE(Conns.back());
+  }
   std::vector<std::thread> Threads;
   std::atomic<int> Failures{0};
   for (int T = 0; T < 6; ++T)
