@@ -9,6 +9,7 @@
 #include "server/authenticator.h"
 #include "server/confinement.h"
 #include "server/image_loader.h"
+#include "server/intake.h"
 #include "server/output_leftovers.h"
 #include "server/session.h"
 #include "server/session_launcher.h"
@@ -56,10 +57,6 @@ struct ClientRec {
   std::unique_ptr<std::thread> Thread;
   std::unique_ptr<std::atomic<bool>> StopFlag;
   std::unique_ptr<std::atomic<bool>> Finished;
-  // Between the challenge and the client's proof:
-  bool Challenged = false;
-  PendingAuth Auth;
-  Hello Hi;
   uid_t Uid = 0; ///< the account its session runs as
 };
 
@@ -67,18 +64,14 @@ class Supervisor {
 public:
   Supervisor(const ServerOptions &O, Authenticator A, const char *Exe,
              unsigned Cores)
-      : Opts(O), Auth(std::move(A)), SelfExe(Exe), Cores(Cores) {}
+      : Opts(O), Auth(std::move(A)), In(Opts, Auth), SelfExe(Exe),
+        Cores(Cores) {}
   int run();
 
 private:
   bool onMessage(const uint8_t *Ctrl, size_t Len, const BulkData &D, Peer From);
-  void onHello(Peer From, const Header &H, Reader &Body);
-  void onAuthProof(Peer From, const Header &H, Reader &Body);
-  /// Refuse a client in its HelloReply (Code), and log why.
-  void refuse(Peer From, const Header &H, const std::string &Client,
-              int32_t Code, const std::string &Why);
   /// Start the session of an authenticated client and answer its handshake.
-  void admit(Peer From, const Header &H, const Hello &Hi, const Identity &Id);
+  void admit(const Admission &A);
   /// Why one more session of this account is too many ("": it is not).
   std::string overLimit(uid_t Uid) const;
   Status spawnSession(ClientRec &C, uint64_t Token, const SessionUser &User,
@@ -92,19 +85,16 @@ private:
   void sendUnsentOutput(ClientRec &C);
   void closeOutputArea(ClientRec &C);
   void dropClient(Peer P, const char *Why);
-  /// Close connections without a session after --handshake-timeout.
-  void dropSilentConnections();
   void readControl(ClientRec &C);
   void reply(Peer To, const Header &Req, int32_t Code, const std::string &Msg);
 
   ServerOptions Opts;
   Authenticator Auth;
+  Intake In; ///< connections until their client is admitted
   const char *SelfExe;
   std::unique_ptr<transport::Worker> W;
   std::map<Peer, ClientRec> Clients;
   std::map<pid_t, Peer> Sessions;
-  /// Connections accepted that have not said Hello yet, and since when.
-  std::map<Peer, std::chrono::steady_clock::time_point> Unintroduced;
   std::map<pid_t, std::string> OrphanNotes; // crash notes of dropped clients
   unsigned NextId = 1;
   unsigned Cores = 1;
@@ -137,10 +127,12 @@ bool Supervisor::onMessage(const uint8_t *Ctrl, size_t Len, const BulkData &,
   }
   switch (H.Type) {
   case MsgType::Hello:
-    onHello(From, H, Body);
+    if (auto A = In.onHello(From, H, Body, Clients.count(From) != 0))
+      admit(*A);
     break;
   case MsgType::AuthProof:
-    onAuthProof(From, H, Body);
+    if (auto A = In.onAuthProof(From, H, Body))
+      admit(*A);
     break;
   case MsgType::Ping:
     reply(From, H, kOk, "");
@@ -155,90 +147,6 @@ bool Supervisor::onMessage(const uint8_t *Ctrl, size_t Len, const BulkData &,
           format("%s is not a supervisor request", typeName(H.Type)));
   }
   return false;
-}
-
-void Supervisor::refuse(Peer From, const Header &H, const std::string &Client,
-                        int32_t Code, const std::string &Why) {
-  HelloReply Rep;
-  Rep.Code = Code;
-  Rep.Message = Why;
-  Rep.Isa = isaName(nativeMachine());
-  Header RH;
-  RH.Type = MsgType::HelloReply;
-  RH.RequestId = H.RequestId;
-  // A plugin of another ISA asking is a probe (its devices are another
-  // server's), not a fault: only with OMPDPU_DEBUG.
-  if (Code == kErrIsa)
-    OMPDPU_DEBUG_LOG("refused client '%s': %s", Client.c_str(), Why.c_str());
-  else
-    log(LogLevel::Warning, "refused client '%s': %s", Client.c_str(),
-        Why.c_str());
-  W->send(From, frame(RH, Rep), nullptr, 0, nullptr);
-  // Its connection closes at the handshake deadline (still unintroduced).
-  if (auto It = Clients.find(From); It != Clients.end() && It->second.Pid <= 0)
-    Clients.erase(It);
-}
-
-void Supervisor::onHello(Peer From, const Header &H, Reader &Body) {
-  Hello Hi;
-  Reader Peek = Body;
-  if (!decodeBody(Body, Hi).ok()) {
-    // An older or newer client's Hello: its version range comes first.
-    uint16_t Min = 0, Max = 0;
-    if (Peek.get(Min) && Peek.get(Max) && (Min > kVersion || Max < kVersion))
-      return refuse(From, H, "?", kErrVersion,
-                    format("protocol version mismatch: client speaks %u-%u, "
-                           "server speaks %u",
-                           Min, Max, kVersion));
-    return refuse(From, H, "?", kErrInvalid, "malformed Hello");
-  }
-  if (Hi.MinVersion > kVersion || Hi.MaxVersion < kVersion)
-    return refuse(From, H, Hi.ClientName, kErrVersion,
-                  format("protocol version mismatch: client speaks %u-%u, "
-                         "server speaks %u",
-                         Hi.MinVersion, Hi.MaxVersion, kVersion));
-  if (!Hi.Isa.empty() && Hi.Isa != isaName(nativeMachine()))
-    return refuse(From, H, Hi.ClientName, kErrIsa,
-                  format("client wants %s, this server runs %s", Hi.Isa.c_str(),
-                         isaName(nativeMachine())));
-  if (auto It = Clients.find(From); It != Clients.end())
-    return refuse(From, H, Hi.ClientName, kErrInvalid,
-                  It->second.Pid > 0 ? "this connection already has a session"
-                                     : "this connection is authenticating");
-  if (Hi.Method == AuthMethod::None && Auth.insecure())
-    return admit(From, H, Hi, Auth.unauthenticated());
-  PendingAuth State;
-  auto Challenge = Auth.challenge(Hi, State);
-  if (!Challenge)
-    return refuse(From, H, Hi.ClientName, kErrAuth,
-                  Challenge.status().message());
-  ClientRec &C = Clients[From];
-  C.Ep = From;
-  C.Challenged = true;
-  C.Auth = std::move(State);
-  C.Hi = Hi;
-  Header RH;
-  RH.Type = MsgType::AuthChallenge;
-  RH.RequestId = H.RequestId;
-  W->send(From, frame(RH, *Challenge), nullptr, 0, nullptr);
-}
-
-void Supervisor::onAuthProof(Peer From, const Header &H, Reader &Body) {
-  auto It = Clients.find(From);
-  if (It == Clients.end() || !It->second.Challenged)
-    return refuse(From, H, "?", kErrAuth,
-                  "an authentication proof without a challenge");
-  Hello Hi = It->second.Hi;
-  PendingAuth State = std::move(It->second.Auth);
-  Clients.erase(It); // one proof per challenge: a second one finds none
-  AuthProof Proof;
-  if (!decodeBody(Body, Proof).ok())
-    return refuse(From, H, Hi.ClientName, kErrAuth,
-                  "malformed authentication proof");
-  auto Id = Auth.verify(State, Proof);
-  if (!Id)
-    return refuse(From, H, Hi.ClientName, kErrAuth, Id.status().message());
-  admit(From, H, Hi, *Id);
 }
 
 std::string Supervisor::overLimit(uid_t Uid) const {
@@ -259,14 +167,17 @@ std::string Supervisor::overLimit(uid_t Uid) const {
   return "";
 }
 
-void Supervisor::admit(Peer From, const Header &H, const Hello &Hi,
-                       const Identity &Id) {
+void Supervisor::admit(const Admission &A) {
+  const Peer From = A.From;
+  const Header &H = A.Request;
+  const Hello &Hi = A.Hi;
+  const Identity &Id = A.Id;
   auto User = sessionUserFor(Id, Opts.RootUser, Opts.RootSessions);
   if (!User)
-    return refuse(From, H, Hi.ClientName, kErrAuth, User.status().message());
+    return In.refuse(From, H, Hi.ClientName, kErrAuth, User.status().message());
   if (std::string Why = overLimit(User->Uid); !Why.empty())
-    return refuse(From, H, Hi.ClientName, kErrBusy, Why);
-  Unintroduced.erase(From);
+    return In.refuse(From, H, Hi.ClientName, kErrBusy, Why);
+  In.forget(From);
   ClientRec &C = Clients[From];
   C.Ep = From;
   C.Id = NextId++;
@@ -290,8 +201,8 @@ void Supervisor::admit(Peer From, const Header &H, const Hello &Hi,
     Clients.erase(From);
     log(LogLevel::Error, "client '%s': cannot start session: %s",
         Hi.ClientName.c_str(), S.message().c_str());
-    return refuse(From, H, Hi.ClientName, kErrInternal,
-                  "cannot start session: " + S.message());
+    return In.refuse(From, H, Hi.ClientName, kErrInternal,
+                     "cannot start session: " + S.message());
   }
   Rep.Isa = isaName(nativeMachine());
   Rep.Cores = Cores;
@@ -468,28 +379,8 @@ void Supervisor::reapChildren() {
   }
 }
 
-void Supervisor::dropSilentConnections() {
-  if (Unintroduced.empty())
-    return;
-  auto Now = std::chrono::steady_clock::now();
-  for (auto It = Unintroduced.begin(); It != Unintroduced.end();) {
-    if (std::chrono::duration<double>(Now - It->second).count() <
-        Opts.HandshakeTimeout) {
-      ++It;
-      continue;
-    }
-    log(LogLevel::Note,
-        "dropped a connection that did not complete its handshake within "
-        "%.0f s "
-        "(--handshake-timeout)",
-        Opts.HandshakeTimeout);
-    W->closePeer(It->first);
-    It = Unintroduced.erase(It);
-  }
-}
-
 void Supervisor::dropClient(Peer P, const char *Why) {
-  Unintroduced.erase(P);
+  In.forget(P);
   auto It = Clients.find(P);
   if (It == Clients.end()) {
     W->closePeer(P);
@@ -521,6 +412,7 @@ int Supervisor::run() {
     return 1;
   }
   W = std::move(*Created);
+  In.setWorker(W.get());
   W->setHandler([this](const uint8_t *C, size_t L, const BulkData &D, Peer F) {
     return onMessage(C, L, D, F);
   });
@@ -541,9 +433,7 @@ int Supervisor::run() {
     }
     Addr->Port = static_cast<uint16_t>(Addr->Port + Opts.MpiRank);
   }
-  auto Port = W->listen(*Addr, [this](Peer P) {
-    Unintroduced[P] = std::chrono::steady_clock::now();
-  });
+  auto Port = W->listen(*Addr, [this](Peer P) { In.accepted(P); });
   if (!Port) {
     log(LogLevel::Error, "%s", Port.status().message().c_str());
     return 1;
@@ -577,13 +467,13 @@ int Supervisor::run() {
     reapThreads();
     for (auto &[P, C] : Clients)
       readControl(C);
-    dropSilentConnections();
+    In.dropLate();
     if (N)
       continue;
     if (!W->arm())
       continue;
     pollfd Fds[2] = {{W->eventFd(), POLLIN, 0}, {signalFd(), POLLIN, 0}};
-    poll(Fds, 2, Unintroduced.empty() ? 1000 : 100);
+    poll(Fds, 2, In.waiting() ? 100 : 1000);
     drainSignals();
   }
   for (auto &[P, C] : Clients) {

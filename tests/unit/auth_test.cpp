@@ -5,6 +5,8 @@
 #include "auth/proof.h"
 #include "client/credentials.h"
 #include "server/authenticator.h"
+#include "server/intake.h"
+#include "transport/memory_worker.h"
 
 #include <cstdlib>
 #include <fstream>
@@ -202,6 +204,134 @@ TEST_F(AuthTest, TranscriptsDifferByRoleUserAndNonces) {
   EXPECT_NE(T, auth::transcript(auth::Role::Client, "v", A, B));
   EXPECT_NE(T, auth::transcript(auth::Role::Client, "u", B, A));
   EXPECT_NE(auth::freshNonce(), auth::freshNonce());
+}
+
+// The supervisor's intake on the in-memory transport: one handshake per
+// connection, a refusal ends it, and a connection that never finishes is
+// closed at its deadline.
+class IntakeTest : public AuthTest {
+protected:
+  void SetUp() override {
+    AuthTest::SetUp();
+    Key = newKey("k");
+    Server = std::make_unique<server::Authenticator>(serverWith(Key));
+    In = std::make_unique<server::Intake>(Opts, *Server);
+    In->setWorker(SW.get());
+    SW->setHandler([this](const uint8_t *C, size_t L,
+                          const transport::BulkData &, transport::Peer F) {
+      AtServer.emplace_back(C, C + L);
+      From = F;
+      return false;
+    });
+    CW->setHandler([this](const uint8_t *C, size_t L,
+                          const transport::BulkData &, transport::Peer) {
+      AtClient.emplace_back(C, C + L);
+      return false;
+    });
+    auto P = CW->connectToWorker(SW->address(), true);
+    ASSERT_TRUE(P);
+    ToServer = *P;
+    // The server's end of the connection is known from its first message.
+    send(MsgType::Ping, Empty());
+    In->accepted(From);
+  }
+  /// Send a frame to the server; its header and body as the intake gets them.
+  template <typename Body> void send(MsgType T, const Body &B) {
+    Header H;
+    H.Type = T;
+    H.RequestId = ++Ids;
+    AtServer.clear();
+    CW->send(ToServer, frame(H, B), nullptr, 0, nullptr, true);
+    SW->progress();
+    ASSERT_EQ(AtServer.size(), 1u);
+    ASSERT_TRUE(
+        parseFrame(AtServer[0].data(), AtServer[0].size(), Got, Rd).ok());
+  }
+  /// The server's one answer, of type T.
+  template <typename Body> Body answer(MsgType T) {
+    AtClient.clear();
+    CW->progress();
+    Body B;
+    Header H;
+    Reader R;
+    EXPECT_EQ(AtClient.size(), 1u);
+    if (AtClient.size() == 1 &&
+        parseFrame(AtClient[0].data(), AtClient[0].size(), H, R).ok()) {
+      EXPECT_EQ(H.Type, T);
+      EXPECT_TRUE(decodeBody(R, B).ok());
+    }
+    return B;
+  }
+
+  server::ServerOptions Opts;
+  std::string Key;
+  std::unique_ptr<server::Authenticator> Server;
+  std::unique_ptr<server::Intake> In;
+  transport::MemoryNetwork Net;
+  std::unique_ptr<transport::MemoryWorker> SW = Net.create(), CW = Net.create();
+  transport::Peer ToServer = nullptr, From = nullptr;
+  std::vector<std::vector<uint8_t>> AtServer, AtClient;
+  Header Got;
+  Reader Rd;
+  uint64_t Ids = 0;
+};
+
+TEST_F(IntakeTest, AProvedClientIsAdmittedOnce) {
+  auto Creds = credentials(Key);
+  Hello Hi;
+  client::introduce(Creds, Hi);
+  send(MsgType::Hello, Hi);
+  EXPECT_FALSE(In->onHello(From, Got, Rd, false)) << "admitted unproved";
+  auto Ch = answer<AuthChallenge>(MsgType::AuthChallenge);
+  auto Proof = client::answerChallenge(Creds, Hi, Ch);
+  ASSERT_TRUE(Proof) << Proof.status().message();
+  send(MsgType::AuthProof, *Proof);
+  auto A = In->onAuthProof(From, Got, Rd);
+  ASSERT_TRUE(A);
+  EXPECT_EQ(A->Id.Uid, geteuid());
+  In->forget(From);
+  // The same proof again: no challenge is pending.
+  send(MsgType::AuthProof, *Proof);
+  EXPECT_FALSE(In->onAuthProof(From, Got, Rd));
+  EXPECT_EQ(answer<HelloReply>(MsgType::HelloReply).Message,
+            "an authentication proof without a challenge");
+  // A Hello on the served connection.
+  send(MsgType::Hello, Hi);
+  EXPECT_FALSE(In->onHello(From, Got, Rd, true));
+  EXPECT_EQ(answer<HelloReply>(MsgType::HelloReply).Message,
+            "this connection already has a session");
+}
+
+TEST_F(IntakeTest, ASecondHelloEndsTheHandshake) {
+  auto Creds = credentials(Key);
+  Hello Hi;
+  client::introduce(Creds, Hi);
+  send(MsgType::Hello, Hi);
+  EXPECT_FALSE(In->onHello(From, Got, Rd, false));
+  auto Ch = answer<AuthChallenge>(MsgType::AuthChallenge);
+  send(MsgType::Hello, Hi);
+  EXPECT_FALSE(In->onHello(From, Got, Rd, false));
+  HelloReply R = answer<HelloReply>(MsgType::HelloReply);
+  EXPECT_EQ(R.Code, kErrInvalid);
+  EXPECT_EQ(R.Message, "this connection is authenticating");
+  // The first challenge's right proof no longer admits.
+  auto Proof = client::answerChallenge(Creds, Hi, Ch);
+  ASSERT_TRUE(Proof);
+  send(MsgType::AuthProof, *Proof);
+  EXPECT_FALSE(In->onAuthProof(From, Got, Rd));
+  EXPECT_EQ(answer<HelloReply>(MsgType::HelloReply).Code, kErrAuth);
+}
+
+TEST_F(IntakeTest, ALateHandshakeIsClosed) {
+  Opts.HandshakeTimeout = 0;
+  EXPECT_TRUE(In->waiting());
+  In->dropLate();
+  EXPECT_FALSE(In->waiting());
+  int Errors = 0;
+  CW->setPeerErrorHandler([&](transport::Peer, const Status &) { ++Errors; });
+  CW->progress();
+  SW->progress();
+  EXPECT_EQ(Errors, 1) << "the client did not see its connection close";
 }
 
 } // namespace
