@@ -20,6 +20,12 @@
 /* With fewer MR x NR tiles than this per thread, split k instead. */
 #define DNNK_GEMM_SPLIT_K_TILES 8
 
+/* Rows of C per thread from which the threads take row blocks (two per
+ * thread, each at least 8 tiles tall, so that a B sliver serves several). */
+#ifndef DNNK_GEMM_ROWS_MIN
+#define DNNK_GEMM_ROWS_MIN (16 * DNNK_MR)
+#endif
+
 /* Smaller of two ints. */
 static inline int min_int(int a, int b) { return a < b ? a : b; }
 
@@ -105,6 +111,75 @@ static void gemm_blocked(int trans_a, int trans_b, int m, int n, int k,
   free(raw);
 }
 
+/* The parallel GEMM for C with many rows (square and long-m shapes): the
+ * threads share each KC x NC packed B panel, packed cooperatively into one
+ * of two buffers, and take row blocks of C dynamically, each packing its own
+ * A block. One barrier per panel (the double buffer makes it both "panel
+ * packed" and "previous panel no longer read"), instead of three phases per
+ * MC block each waiting for the slowest thread: a preempted thread delays
+ * the others only until they have taken the remaining blocks. Same slices,
+ * same order of sums per tile as gemm_blocked. */
+static void gemm_rows(int trans_a, int trans_b, int m, int n, int k,
+                      float alpha, const float *a, int lda, const float *b,
+                      int ldb, float beta, float *c, int ldc, int threads) {
+  int kc_max = min_int(k, DNNK_KC);
+  /* Row blocks: at most MC, at least two per thread. */
+  int mb = blocks(blocks(m, 2 * threads), DNNK_MR) * DNNK_MR;
+  mb = min_int(mb, DNNK_MC);
+  int nc_max = blocks(min_int(n, DNNK_NC), DNNK_NR) * DNNK_NR;
+  long a_size = (long)mb * kc_max + 16, b_size = (long)nc_max * kc_max + 16;
+  float *raw = (float *)malloc((size_t)(a_size * threads + 2 * b_size + 16) *
+                               sizeof(float));
+  if (!raw) {
+    gemm_blocked(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc,
+                 1);
+    return;
+  }
+  int first_mode = beta == 0.0f   ? DNNK_STORE_SET
+                   : beta == 1.0f ? DNNK_STORE_ADD
+                                  : DNNK_STORE_SCALE;
+  int row_blocks = blocks(m, mb);
+#pragma omp parallel num_threads(threads)
+  {
+    float *pack_a = align64(raw + (long)omp_get_thread_num() * a_size);
+    int panel = 0;
+    for (int jc = 0; jc < n; jc += DNNK_NC) {
+      int nc = min_int(DNNK_NC, n - jc);
+      int n_slivers = blocks(nc, DNNK_NR);
+      for (int pc = 0; pc < k; pc += DNNK_KC, ++panel) {
+        int kc = min_int(DNNK_KC, k - pc);
+        int mode = pc == 0 ? first_mode : DNNK_STORE_ADD;
+        float *pack_b =
+            align64(raw + (long)threads * a_size + (panel & 1) * b_size);
+        const float *b_src =
+            trans_b ? b + (long)jc * ldb + pc : b + (long)pc * ldb + jc;
+#pragma omp for schedule(dynamic, 2)
+        for (int t = 0; t < n_slivers; ++t)
+          dnnk_gemm_pack_b(trans_b, kc, nc, t, 1, b_src, ldb, pack_b);
+          /* (the implicit barrier: the panel is complete) */
+#pragma omp for schedule(dynamic, 1) nowait
+        for (int rb = 0; rb < row_blocks; ++rb) {
+          int ic = rb * mb, mc = min_int(mb, m - ic);
+          const float *a_src =
+              trans_a ? a + (long)pc * lda + ic : a + (long)ic * lda + pc;
+          dnnk_gemm_pack_a(trans_a, mc, kc, alpha, a_src, lda, pack_a);
+          int m_slivers = blocks(mc, DNNK_MR);
+          for (int jr = 0; jr < n_slivers; ++jr)
+            for (int ir = 0; ir < m_slivers; ++ir) {
+              int i0 = ir * DNNK_MR, j0 = jr * DNNK_NR;
+              dnnk_gemm_micro(kc, pack_a + (long)i0 * kc,
+                              pack_b + (long)j0 * kc,
+                              c + (long)(ic + i0) * ldc + jc + j0, ldc,
+                              min_int(DNNK_MR, mc - i0),
+                              min_int(DNNK_NR, nc - j0), mode, beta);
+            }
+        }
+      }
+    }
+  }
+  free(raw);
+}
+
 /* Splits the depth k over the threads when C has too few tiles to occupy
  * them (the backward-weights shapes: a small k x c*kh*kw result summed over
  * n*oh*ow): thread 0 accumulates into C, the others into private copies,
@@ -170,6 +245,9 @@ void dnnk_sgemm(int trans_a, int trans_b, int m, int n, int k, float alpha,
       k >= 2 * DNNK_KC * threads)
     gemm_split_k(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc,
                  threads);
+  else if (threads > 1 && m >= DNNK_GEMM_ROWS_MIN * threads)
+    gemm_rows(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc,
+              threads);
   else
     gemm_blocked(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc,
                  parallel);

@@ -91,6 +91,11 @@ std::vector<GemmCase> gemm_cases() {
   cases.push_back({37, 41, 43, 1, 1, -2.0f, 0.25f, 5});
   cases.push_back({129, 257, 65, 0, 1, 1.0f, 1.0f, 1});
   cases.push_back({129, 257, 65, 1, 0, 1.5f, -1.0f, 7});
+  // Many rows: threads take row blocks over shared, double-buffered B
+  // panels (several depth slices, a general beta, two NC panels).
+  cases.push_back({300, 70, 600, 0, 0, -1.5f, 0.5f, 3});
+  cases.push_back({300, 70, 600, 1, 1, 1.0f, 1.0f, 0});
+  cases.push_back({264, 6150, 20, 0, 1, 1.0f, 0.25f, 1});
   // Few tiles, long k: the split-k path (partial sums per thread).
   cases.push_back({20, 30, 3000, 0, 1, 1.0f, 0.5f, 2});
   cases.push_back({7, 9, 5000, 1, 0, -1.0f, 0.0f, 0});
