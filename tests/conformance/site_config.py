@@ -16,6 +16,8 @@
 #   config.conformance_timeout    seconds per test
 #   config.conformance_probe_dir  run these tests instead of the suite's
 #                                 (tests/conformance/probe), same config
+#   config.conformance_host_library_path  LD_LIBRARY_PATH of mode "host"
+#                                 (17, 18: where the host plugin is)
 #
 # It fills in what the suite's lit.site.cfg.in would get from CMake, then lets
 # the suite's own lit.cfg do the real work; with mode "ompdpu" it then puts
@@ -87,6 +89,7 @@ config.bin_llvm_tools_dir = tools
 config.test_fortran_compiler = ""         # no flang: the .f90 tests fail both ways
 config.amdgpu_test_arch = ""
 config.libomptarget_has_libc = False
+config.llvm_enabled_projects = ["openmp"]  # 17, 18: no flang (its tests are unsupported)
 # OMPT: Debian's libomptarget 19 is built with it (it exports the OMPT hooks).
 config.has_libomptarget_ompt = False
 try:
@@ -99,6 +102,13 @@ except OSError:
 # Debian's libomptarget is built without LIBOMPTARGET_ENABLE_DEBUG: it prints
 # nothing for LIBOMPTARGET_DEBUG, so the tests that need that are unsupported.
 config.libomptarget_debug = False
+
+# 17 and 18's lit.cfg use lit.llvm's llvm_config, which their lit.site.cfg.in
+# sets up first.
+with open(os.path.join(config.conformance_suite_dir, "lit.site.cfg.in")) as _f:
+    if "lit.llvm.initialize" in _f.read():
+        import lit.llvm
+        lit.llvm.initialize(lit_config, config)
 
 lit_config.load_config(config, os.path.join(config.conformance_suite_dir, "lit.cfg"))
 
@@ -128,6 +138,13 @@ if mode == "ompdpu":
     config.available_features.add("ompdpu")
 elif mode == "host":
     prefix = _guard.strip()
+    # 17 and 18: Debian's libomptarget links libLLVM-N.so, which dlopens the
+    # plugins by name with its own search path, not libomptarget's $ORIGIN:
+    # on Debian 13 the host plugin is found only through LD_LIBRARY_PATH
+    # (without it there is no device and every region runs on the host).
+    _ld = getattr(config, "conformance_host_library_path", None)
+    if _ld:
+        config.environment["LD_LIBRARY_PATH"] = _ld
 else:
     lit_config.fatal("conformance_mode must be host or ompdpu, not %r" % mode)
 
