@@ -77,7 +77,7 @@ SUBTREE=openmp/libomptarget
 SKIPPED=$HERE/skipped.txt
 IN_ROOT=() # the prefix that runs a command where this LLVM runs (17, 18: the Debian 13 root)
 SYSROOT=   # that root as seen from here
-HOST_LD_PATH= # LD_LIBRARY_PATH for LLVM's host plugin (17, 18: see site_config.py)
+LIB_PATH= # LD_LIBRARY_PATH of the programs (17, 18: see site_config.py)
 PY=
 case $MAJOR in
 14) LLVM_BIN=/usr/lib/llvm-14/bin LLVM_LIB=/usr/lib/llvm-14/lib ;;
@@ -101,7 +101,7 @@ case $MAJOR in
   LLVM_BIN=/usr/lib/llvm-$MAJOR/bin LLVM_LIB=/usr/lib/llvm-17/lib
   # libomp 18 conflicts with 17's: it is unpacked beside, in /opt/libomp-18.
   ((MAJOR == 18)) && LLVM_LIB=/opt/libomp-18/usr/lib/llvm-18/lib
-  HOST_LD_PATH=$LLVM_LIB
+  LIB_PATH=$LLVM_LIB
   TOOLS=/usr/lib/llvm-17/bin
   LIT=/usr/lib/llvm-17/build/utils/lit/lit.py
   PY=/usr/bin/python3 # trixie's, with python3-psutil
@@ -165,7 +165,7 @@ write_site() { # <mode> <exec dir> [probe dir]
     echo "config.conformance_emulate = $EMULATE"
     echo "config.conformance_timeout = $TIMEOUT"
     [[ -n ${3:-} ]] && echo "config.conformance_probe_dir = $(pyq "$3")"
-    [[ -n $HOST_LD_PATH ]] && echo "config.conformance_host_library_path = $(pyq "$HOST_LD_PATH")"
+    [[ -n $LIB_PATH ]] && echo "config.conformance_library_path = $(pyq "$LIB_PATH")"
     echo "lit_config.load_config(config, $(pyq "$HERE/site_config.py"))"
   } >"$2/lit.site.cfg"
 }

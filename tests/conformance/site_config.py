@@ -16,7 +16,7 @@
 #   config.conformance_timeout    seconds per test
 #   config.conformance_probe_dir  run these tests instead of the suite's
 #                                 (tests/conformance/probe), same config
-#   config.conformance_host_library_path  LD_LIBRARY_PATH of mode "host"
+#   config.conformance_library_path  LD_LIBRARY_PATH of the programs
 #                                 (17, 18: where the host plugin is)
 #
 # It fills in what the suite's lit.site.cfg.in would get from CMake, then lets
@@ -127,6 +127,16 @@ config.environment.pop("OMP_TARGET_OFFLOAD", None)
 for var in ("OMPDPU_DEVICES", "OMPDPU_SERVER_PIDS", "LD_LIBRARY_PATH"):
     config.environment.pop(var, None)
 
+# 17 and 18: Debian's libomptarget links libLLVM-N.so, which dlopens the
+# plugins by name with its own search path, not libomptarget's $ORIGIN: on
+# Debian 13 the host plugin is found only through LD_LIBRARY_PATH (without it
+# there is no device and every region runs on the host). Both modes get it, as
+# a user there would, for the tests that run a program directly (not through
+# %libomptarget-run); `ompdpu run` puts its plugin's directory first.
+_ld = getattr(config, "conformance_library_path", None)
+if _ld:
+    config.environment["LD_LIBRARY_PATH"] = _ld
+
 # --- limits: a time per test (lit needs psutil), two tests at a time ---------
 _guard = lit_limits.time_limit(lit_config, config, "ompdpu-conformance",
                                int(config.conformance_timeout))
@@ -138,13 +148,6 @@ if mode == "ompdpu":
     config.available_features.add("ompdpu")
 elif mode == "host":
     prefix = _guard.strip()
-    # 17 and 18: Debian's libomptarget links libLLVM-N.so, which dlopens the
-    # plugins by name with its own search path, not libomptarget's $ORIGIN:
-    # on Debian 13 the host plugin is found only through LD_LIBRARY_PATH
-    # (without it there is no device and every region runs on the host).
-    _ld = getattr(config, "conformance_host_library_path", None)
-    if _ld:
-        config.environment["LD_LIBRARY_PATH"] = _ld
 else:
     lit_config.fatal("conformance_mode must be host or ompdpu, not %r" % mode)
 
