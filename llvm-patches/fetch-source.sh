@@ -63,12 +63,14 @@ if [[ -n $ROOT_FS ]]; then
   done
   [[ -n ${SRC_VER:-} ]] || die "none of libomp5-$MAJOR(t64), clang-$MAJOR is installed in $ROOT_FS"
 # The installed package's source; a version not installed (19's libomp
-# conflicts with 14's): the one apt would install.
+# conflicts with 14's): the one apt would install, its source's version when
+# the binary's differs (a binNMU: 15's 1:15.0.6-4+b1 is built from 1:15.0.6-4).
 elif read -r SRC_PKG SRC_VER < <(dpkg-query -W -f='${source:Package} ${source:Version}\n' "$BIN_PKG" 2>/dev/null); then
   :
 else
   read -r SRC_PKG SRC_VER < <(apt-cache show --no-all-versions "$BIN_PKG" 2>/dev/null |
-    awk '/^Source:/ {s = $2} /^Version:/ {v = $2} END {if (v != "") print (s == "" ? "'"$BIN_PKG"'" : s), v}') ||
+    awk '/^Source:/ {s = $2; if ($3 ~ /^\(/) {sv = $3; gsub(/[()]/, "", sv)}} /^Version:/ {v = $2}
+      END {if (sv != "") v = sv; if (v != "") print (s == "" ? "'"$BIN_PKG"'" : s), v}') ||
   die "$BIN_PKG is neither installed nor known to apt (scripts/install-deps.sh installs it)"
 fi
 UPSTREAM_VER=${SRC_VER#*:}      # drop the epoch
