@@ -196,7 +196,7 @@ DpuDevice::loadImage(const void *Image, size_t Size,
                                   E.Name.c_str(),
                                   E.Size == 0 ? "a kernel" : "a global"));
     LoadedEntry &LE = Out.emplace_back();
-    LE.Kernel = E.Kernel ? &Kernels.emplace_back(E.Kernel) : nullptr;
+    LE.Kernel = E.Kernel ? &Kernels.emplace_back(E.Kernel, E.Name) : nullptr;
     LE.Address = E.Addr;
     LE.Size = E.Size;
     LE.Flags = E.Flags;

@@ -20,6 +20,8 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <string>
+#include <utility>
 #include <vector>
 
 namespace ompdpu::plugin {
@@ -27,8 +29,9 @@ namespace ompdpu::plugin {
 /// A loaded kernel: adapters hand it back to launch(), which then needs no
 /// lookup (LLVM's target tables hold it as the kernel's address).
 struct KernelRecord {
-  explicit KernelRecord(uint16_t H) : Handle(H) {}
+  KernelRecord(uint16_t H, std::string N) : Handle(H), Name(std::move(N)) {}
   uint16_t Handle = 0;   ///< names the kernel in Run requests
+  std::string Name;      ///< its entry's name (__omp_offloading_...)
   KernelResults Results; ///< what followed its last launch
 };
 

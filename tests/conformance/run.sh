@@ -3,10 +3,14 @@
 #
 #   tests/conformance/run.sh [--build DIR] [--llvm N] [--rebaseline] [-v] [TEST...]
 #
-# --llvm N (14, default; 15, 16, 19): that LLVM version's suite, clang, libomp and
+# --llvm N (14, default; 15 to 19): that LLVM version's suite, clang, libomp and
 # host plugin. 14 is the installed LLVM; 15 and 16 are unpacked from Debian 12's
 # packages and 19 is Debian 12's clang-19 with its libomp unpacked and ompdpu's
-# rebuilt libomptarget 19 (tests/llvm-versions/run.sh --print-toolchain N). The suite
+# rebuilt libomptarget 19 (tests/llvm-versions/run.sh --print-toolchain N); 17
+# and 18 are Debian 13's packages, so lit and every program run inside the
+# Debian 13 root (scripts/debian13-root.sh, the clone and the build tree bound
+# at their own paths) with its lit, FileCheck and not (17's), and the suite
+# comes from Debian 13's source of that version. The suite
 # is openmp/libomptarget/test, offload/test from 19 on; the skip list skipped.txt
 # (14) or skipped-N.txt; results under <build>/tests/conformance (14) or
 # <build>/tests/conformance/llvmN.
@@ -71,6 +75,10 @@ TOOLS=/usr/lib/llvm-14/bin
 LIT=/usr/lib/llvm-14/build/utils/lit/lit.py
 SUBTREE=openmp/libomptarget
 SKIPPED=$HERE/skipped.txt
+IN_ROOT=() # the prefix that runs a command where this LLVM runs (17, 18: the Debian 13 root)
+SYSROOT=   # that root as seen from here
+LIB_PATH= # LD_LIBRARY_PATH of the programs (17, 18: see site_config.py)
+PY=
 case $MAJOR in
 14) LLVM_BIN=/usr/lib/llvm-14/bin LLVM_LIB=/usr/lib/llvm-14/lib ;;
 15 | 16 | 19)
@@ -85,7 +93,23 @@ case $MAJOR in
     # The source build-libomptarget-19.sh has fetched.
     export OMPDPU_LLVM_SRC_CACHE=${OMPDPU_LLVM_SRC_CACHE:-$(realpath -m "${OMPDPU_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ompdpu}")/llvm-src/$MAJOR}
   fi ;;
-*) die "--llvm: $MAJOR is not one of 14, 15, 16, 19" ;;
+17 | 18)
+  OUT=$OUT/llvm$MAJOR
+  SKIPPED=$HERE/skipped-$MAJOR.txt
+  SYSROOT=$(bash "$ROOT/scripts/debian13-root.sh" --path) || die "cannot make the Debian 13 root"
+  IN_ROOT=(bash "$ROOT/scripts/debian13-root.sh" --bind "$ROOT" --bind "$BUILD" --)
+  LLVM_BIN=/usr/lib/llvm-$MAJOR/bin LLVM_LIB=/usr/lib/llvm-17/lib
+  # libomp 18 conflicts with 17's: it is unpacked beside, in /opt/libomp-18.
+  ((MAJOR == 18)) && LLVM_LIB=/opt/libomp-18/usr/lib/llvm-18/lib
+  LIB_PATH=$LLVM_LIB
+  TOOLS=/usr/lib/llvm-17/bin
+  LIT=/usr/lib/llvm-17/build/utils/lit/lit.py
+  PY=/usr/bin/python3 # trixie's, with python3-psutil
+  # Trixie's source of the version installed in that root.
+  export OMPDPU_LLVM_ROOT_FS=$SYSROOT
+  export OMPDPU_LLVM_SRC_CACHE=${OMPDPU_LLVM_SRC_CACHE:-$(realpath -m "${OMPDPU_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ompdpu}")/llvm-src/$MAJOR}
+  ;;
+*) die "--llvm: $MAJOR is not one of 14 to 19" ;;
 esac
 export OMPDPU_LLVM_MAJOR=$MAJOR
 OMPDPU=$BUILD/bin/ompdpu
@@ -94,9 +118,9 @@ JOBS=${OMPDPU_CONFORMANCE_JOBS:-2}
 EMULATE=2
 CACHE=$(realpath -m "${OMPDPU_CONFORMANCE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ompdpu/conformance}")
 [[ -x $OMPDPU && -x $BUILD/bin/ompdpu-server ]] || die "$OMPDPU or ompdpu-server is missing: build first"
-[[ -f $LIT ]] || die "$LIT is missing (llvm-14-tools)"
+[[ -f $SYSROOT$LIT ]] || die "$SYSROOT$LIT is missing (llvm-14-tools)"
 for t in "$LLVM_BIN/clang" "$LLVM_BIN/clang++" "$TOOLS/FileCheck" "$TOOLS/not"; do
-  [[ -x $t ]] || die "$t is missing"
+  [[ -x $SYSROOT$t ]] || die "$SYSROOT$t is missing"
 done
 # LLVM's host plugin: a library of its own up to 18, inside libomptarget from 19.
 if ((MAJOR >= 19)); then
@@ -104,9 +128,10 @@ if ((MAJOR >= 19)); then
 else
   HOST_PLUGIN=$LLVM_LIB/libomptarget.rtl.x86_64.so
 fi
-[[ -e $HOST_PLUGIN ]] || die "LLVM's host plugin $HOST_PLUGIN is missing"
-PY=python3
-if /usr/bin/python3 -c 'import psutil' 2>/dev/null; then
+[[ -e $SYSROOT$HOST_PLUGIN ]] || die "LLVM's host plugin $SYSROOT$HOST_PLUGIN is missing"
+if [[ -n $PY ]]; then
+  :
+elif PY=python3 && /usr/bin/python3 -c 'import psutil' 2>/dev/null; then
   PY=/usr/bin/python3
 elif ! python3 -c 'import psutil' 2>/dev/null; then
   log "no python3 with psutil (apt-get install python3-psutil): runs wrapped in \`timeout $TIMEOUT\`"
@@ -140,6 +165,7 @@ write_site() { # <mode> <exec dir> [probe dir]
     echo "config.conformance_emulate = $EMULATE"
     echo "config.conformance_timeout = $TIMEOUT"
     [[ -n ${3:-} ]] && echo "config.conformance_probe_dir = $(pyq "$3")"
+    [[ -n $LIB_PATH ]] && echo "config.conformance_library_path = $(pyq "$LIB_PATH")"
     echo "lit_config.load_config(config, $(pyq "$HERE/site_config.py"))"
   } >"$2/lit.site.cfg"
 }
@@ -156,7 +182,7 @@ run_lit() { # <label> <json> <log> <lit args...>
   shift 3
   start=$(date +%s)
   log "$label: lit -j$JOBS --timeout $TIMEOUT ($(basename "$logf"))"
-  "$PY" "$LIT" -v -j"$JOBS" --timeout "$TIMEOUT" --no-progress-bar -o "$json" "$@" >"$logf" 2>&1 || true
+"${IN_ROOT[@]}" "$PY" "$LIT" -v -j"$JOBS" --timeout "$TIMEOUT" --no-progress-bar -o "$json" "$@" >"$logf" 2>&1 || true
   end=$(date +%s)
   [[ -s $json ]] || { tail -n 20 "$logf" >&2; die "$label: lit wrote no results (log: $logf)"; }
   ((VERBOSE || ${#TESTS[@]})) && cat "$logf" >&2
@@ -181,11 +207,13 @@ fi
 # ---- 3. baseline: LLVM's host plugin (cached) ---------------------------------
 key_inputs() {
   echo "$SRC_VER $(sha256sum "$DSC" | cut -d' ' -f1)"
-  "$LLVM_BIN/clang" --version | head -n 1
-  dpkg-query -W -f='${Package} ${Version}\n' clang-$MAJOR libclang-common-$MAJOR-dev libomp5-$MAJOR \
-    libomp-$MAJOR-dev llvm-14-tools libc6-dev 2>/dev/null || true
-  cat "$LLVM_LIB/../../../../.ompdpu-packages" 2>/dev/null || true
-  sha256sum "$(realpath "$LLVM_LIB/libomptarget.so")" "$HOST_PLUGIN" "$(realpath "$LLVM_LIB/libomp.so")"
+  "${IN_ROOT[@]}" "$LLVM_BIN/clang" --version | head -n 1
+  "${IN_ROOT[@]}" dpkg-query -W -f='${Package} ${Version}\n' clang-$MAJOR libclang-common-$MAJOR-dev \
+    libomp5-$MAJOR libomp5-${MAJOR}t64 libomp-$MAJOR-dev llvm-14-tools llvm-17-tools libc6-dev 2>/dev/null || true
+  cat "$SYSROOT$LLVM_LIB/../../../../.ompdpu-packages" 2>/dev/null || true
+  # Inside the root for 17 and 18: its libraries' symbolic links are absolute there.
+  "${IN_ROOT[@]}" sh -c 'sha256sum "$(realpath "$1")" "$2" "$(realpath "$3")"' sh \
+    "$LLVM_LIB/libomptarget.so" "$HOST_PLUGIN" "$LLVM_LIB/libomp.so"
   cat "$HERE/site_config.py" "$0"
   echo "timeout $TIMEOUT jobs $JOBS $("$PY" "$LIT" --version 2>&1)"
 }

@@ -16,6 +16,8 @@
 #   config.conformance_timeout    seconds per test
 #   config.conformance_probe_dir  run these tests instead of the suite's
 #                                 (tests/conformance/probe), same config
+#   config.conformance_library_path  LD_LIBRARY_PATH of the programs
+#                                 (17, 18: where the host plugin is)
 #
 # It fills in what the suite's lit.site.cfg.in would get from CMake, then lets
 # the suite's own lit.cfg do the real work; with mode "ompdpu" it then puts
@@ -87,6 +89,7 @@ config.bin_llvm_tools_dir = tools
 config.test_fortran_compiler = ""         # no flang: the .f90 tests fail both ways
 config.amdgpu_test_arch = ""
 config.libomptarget_has_libc = False
+config.llvm_enabled_projects = ["openmp"]  # 17, 18: no flang (its tests are unsupported)
 # OMPT: Debian's libomptarget 19 is built with it (it exports the OMPT hooks).
 config.has_libomptarget_ompt = False
 try:
@@ -99,6 +102,13 @@ except OSError:
 # Debian's libomptarget is built without LIBOMPTARGET_ENABLE_DEBUG: it prints
 # nothing for LIBOMPTARGET_DEBUG, so the tests that need that are unsupported.
 config.libomptarget_debug = False
+
+# 17 and 18's lit.cfg use lit.llvm's llvm_config, which their lit.site.cfg.in
+# sets up first.
+with open(os.path.join(config.conformance_suite_dir, "lit.site.cfg.in")) as _f:
+    if "lit.llvm.initialize" in _f.read():
+        import lit.llvm
+        lit.llvm.initialize(lit_config, config)
 
 lit_config.load_config(config, os.path.join(config.conformance_suite_dir, "lit.cfg"))
 
@@ -116,6 +126,16 @@ config.environment["PATH"] = os.pathsep.join(
 config.environment.pop("OMP_TARGET_OFFLOAD", None)
 for var in ("OMPDPU_DEVICES", "OMPDPU_SERVER_PIDS", "LD_LIBRARY_PATH"):
     config.environment.pop(var, None)
+
+# 17 and 18: Debian's libomptarget links libLLVM-N.so, which dlopens the
+# plugins by name with its own search path, not libomptarget's $ORIGIN: on
+# Debian 13 the host plugin is found only through LD_LIBRARY_PATH (without it
+# there is no device and every region runs on the host). Both modes get it, as
+# a user there would, for the tests that run a program directly (not through
+# %libomptarget-run); `ompdpu run` puts its plugin's directory first.
+_ld = getattr(config, "conformance_library_path", None)
+if _ld:
+    config.environment["LD_LIBRARY_PATH"] = _ld
 
 # --- limits: a time per test (lit needs psutil), two tests at a time ---------
 _guard = lit_limits.time_limit(lit_config, config, "ompdpu-conformance",

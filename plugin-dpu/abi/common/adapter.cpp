@@ -3,6 +3,7 @@
 
 #include "common/log.h"
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
@@ -10,9 +11,9 @@
 #include <list>
 #include <map>
 #include <mutex>
+#include <string>
 #include <strings.h>
 #include <unistd.h>
-#include <string>
 #include <unordered_set>
 
 namespace ompdpu::abi {
@@ -182,6 +183,21 @@ int32_t launchWithOffsets(int32_t Id, void *Entry, void **Args,
                              queueOf(*D, Async)));
 }
 
+void printLaunchInfo(int32_t Id, const void *Kernel) {
+  // Read once, as LLVM's plugins do (std::stoi: decimal).
+  static const long Level = [] {
+    const char *V = std::getenv("LIBOMPTARGET_INFO");
+    return V ? std::strtol(V, nullptr, 10) : 0L;
+  }();
+  constexpr long kPluginKernel = 0x10; // OMP_INFOTYPE_PLUGIN_KERNEL
+  if (!(Level & kPluginKernel) || !Kernel)
+    return;
+  std::fprintf(stderr,
+               "ompdpu device %d info: Launching kernel %s with 1 blocks and "
+               "1 threads in Generic mode\n",
+               Id, static_cast<const KernelRecord *>(Kernel)->Name.c_str());
+}
+
 int libomptargetMajor() {
   int Major = 0;
   dl_iterate_phdr(
@@ -221,8 +237,9 @@ const char *pluginDirFor(int Major) {
 }
 } // namespace
 
-/// Whether this is the 14/15 library that libomptarget 16 falls back to after its
-/// `.nextgen.so` sibling (this directory's 16 plugin) declined: no devices of its ISA.
+/// Whether this is the 14/15 library that libomptarget 16 falls back to after
+/// its `.nextgen.so` sibling (this directory's 16 plugin) declined: no devices
+/// of its ISA.
 static bool isNextgenFallback(int Major) {
   if (Major != 16)
     return false;

@@ -82,6 +82,11 @@ int32_t launchWithOffsets(int32_t Id, void *Entry, void **Args,
                           const ptrdiff_t *Offsets, int32_t NumArgs,
                           __tgt_async_info *Async, size_t Leading = 0);
 
+/// With LIBOMPTARGET_INFO's plugin-kernel bit (0x10), the line LLVM's own
+/// plugins print before each launch from 16 on (tests match it), as its
+/// host plugin reports a CPU launch: one call of the region's function, the
+/// teams and threads being libomp's inside it.
+void printLaunchInfo(int32_t Id, const void *Kernel);
 /// Implicit leading kernel arguments of this library's libomptarget version
 /// for that kernel (18: one, but for constructors and destructors).
 size_t implicitArguments(const void *Kernel);

@@ -43,6 +43,7 @@ int32_t __tgt_rtl_launch_kernel(int32_t Id, void *Entry, void **Args,
                                "program built with a newer clang?",
                                KernelArgs->Version, kKnownKernelArgsVersion)));
   }
+  printLaunchInfo(Id, Entry);
   return launchWithOffsets(Id, Entry, Args, Offsets,
                            static_cast<int32_t>(KernelArgs->NumArgs), Async,
                            implicitArguments(Entry));
