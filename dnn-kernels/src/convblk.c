@@ -191,17 +191,27 @@ BK_WIDE static void run_tile(int rw, int nk, int cc, const float *x, long xp,
                              const float *w, long wk, bk_loop l0, bk_loop l1,
                              bk_loop l2, float *out, long op, long ok,
                              const float *bias) {
-#define BK_ARGS x, xp, w, wk, l0, l1, l2, out, op, ok, bias
+#define BK_ARGS w, wk, l0, l1, l2, out, op, ok, bias
+  /* Unit and 2-pixel steps as constants: each pixel's input is then an
+   * immediate offset from one pointer, not one register per pixel. */
 #define BK_CASE(R)                                                             \
   case R:                                                                      \
-    if (nk > 1 && cc == CB)                                                    \
-      tile(R, 2, CB, BK_ARGS);                                                 \
+    if (nk > 1 && cc == CB && xp == CB)                                        \
+      tile(R, 2, CB, x, CB, BK_ARGS);                                          \
+    else if (nk > 1 && cc == CB && xp == 2 * CB)                               \
+      tile(R, 2, CB, x, 2 * CB, BK_ARGS);                                      \
+    else if (nk > 1 && cc == CB)                                               \
+      tile(R, 2, CB, x, xp, BK_ARGS);                                          \
     else if (nk > 1)                                                           \
-      tile(R, 2, cc, BK_ARGS);                                                 \
+      tile(R, 2, cc, x, xp, BK_ARGS);                                          \
+    else if (cc == CB && xp == CB)                                             \
+      tile(R, 1, CB, x, CB, BK_ARGS);                                          \
+    else if (cc == CB && xp == 2 * CB)                                         \
+      tile(R, 1, CB, x, 2 * CB, BK_ARGS);                                      \
     else if (cc == CB)                                                         \
-      tile(R, 1, CB, BK_ARGS);                                                 \
+      tile(R, 1, CB, x, xp, BK_ARGS);                                          \
     else                                                                       \
-      tile(R, 1, cc, BK_ARGS);                                                 \
+      tile(R, 1, cc, x, xp, BK_ARGS);                                          \
     break;
   switch (rw) {
     BK_CASE(1)
@@ -270,6 +280,43 @@ static void tap_range(int o, int in, int k, int st, int pad, int dil, int *t0,
   *t1 = b;
 }
 
+/* Prefetches floats floats from p, one line per step floats. */
+static inline void prefetch_span(const float *p, long floats, long step,
+                                 int write) {
+  for (long i = 0; i < floats; i += step) {
+    if (write)
+      __builtin_prefetch(p + i, 1, 3);
+    else
+      __builtin_prefetch(p + i, 0, 3);
+  }
+}
+
+/* Touches the input rows and output pixels of row oy + 1 ahead of time:
+ * on data not in cache (a batch larger than the L2) the hardware
+ * prefetcher does not keep up with strided rows, and stores wait for their
+ * lines (1x1/2 forward, one core, cold caches: 0.67 -> 0.41 ms). */
+static void prefetch_next(const bk_shape *s, const float *x, const float *y,
+                          int b, int kb, int nk, int oy) {
+  if (++oy >= s->oh)
+    return;
+  int r0, r1;
+  tap_range(oy, s->h, s->kh, s->sh, s->ph, s->dh, &r0, &r1);
+  long rowf = (long)s->w * CB;
+  /* Rows the previous output row read are in cache already. */
+  int first = s->sh < s->kh * s->dh && r1 - 1 > r0 ? r1 - 1 : r0;
+  /* 1-column kernels read every sw-th pixel only. */
+  long step = s->kw == 1 && s->sw * CB > 16 ? (long)s->sw * CB : 16;
+  for (int cb = 0; cb < s->cbn; ++cb)
+    for (int r = first; r < r1; ++r)
+      prefetch_span(x + (((long)b * s->cbn + cb) * s->h + oy * s->sh - s->ph +
+                         r * s->dh) *
+                            rowf,
+                    rowf, step, 0);
+  for (int k = 0; k < nk; ++k)
+    prefetch_span(y + (((long)b * s->kbn + kb + k) * s->oh + oy) * s->ow * CB,
+                  (long)s->ow * CB, 16, 1);
+}
+
 /* Forward, one output row oy of image b and blocks 2g, 2g + 1. */
 static void fwd_row(const bk_shape *s, const float *x, const float *wf,
                     const float *bf, float *y, int b, int g, int oy, int xa,
@@ -286,6 +333,7 @@ static void fwd_row(const bk_shape *s, const float *x, const float *wf,
   bk_loop l1 = {r1 - r0, s->dh * rowf, (long)s->kw * CB2};
   const float *bias = bf + kb * CB;
   long xp = (long)s->sw * CB;
+  prefetch_next(s, x, y, b, kb, nk, oy);
   int n = xb - xa, nt = (n + RW - 1) / RW;
   bk_loop l2 = {s->kw, (long)s->dw * CB, CB2};
   for (int t = 0; t < nt; ++t) {
@@ -352,6 +400,10 @@ static void bwd_row(const bk_shape *s, const float *dy, const float *wd,
   bk_loop l1 = {m1 - m0, -dr * rowf, (long)rstep * s->kw * CB2};
   float *out = dx + (((long)b * s->cbn + cb) * s->h + iy) * (long)s->w * CB;
   long ok = (long)s->h * s->w * CB, op = (long)s->sw * CB;
+  /* The next dx row's lines, as in the forward pass (prefetch_next). */
+  if (iy + 1 < s->h)
+    for (int k = 0; k < nk; ++k)
+      prefetch_span(out + k * ok + (long)s->w * CB, (long)s->w * CB, 16, 1);
   for (int px = 0; px < s->sw && px < s->w; ++px) {
     int nj = (s->w - px + s->sw - 1) / s->sw, sf, sstep, sn;
     phase_taps(px, s->kw, s->sw, s->pw, s->dw, &sf, &sstep, &sn);
