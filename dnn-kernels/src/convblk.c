@@ -526,6 +526,37 @@ wtile(const int cc, float *restrict acc, const float *restrict dyp,
     *(bk_vf *)(acc + i * CB) = a[i];
 }
 
+/* Two output blocks' tap blocks (a0, a1) over half the input lanes (lanes
+ * h .. h + CB / 2): 16 accumulators take 2 dy loads and CB / 2 broadcasts
+ * per pixel, not 1 and CB (wtile is load-bound at CB = 16). */
+BK_WIDE static void wtile2(float *restrict a0, float *restrict a1,
+                           const float *restrict dy0, const float *restrict dy1,
+                           const float *restrict xp, int h, int ny, int nx,
+                           long dyr, long xr, long xpx) {
+  enum { H = CB / 2 };
+  bk_vf a[2][H];
+  for (int i = 0; i < H; ++i) {
+    a[0][i] = *(const bk_vf *)(a0 + (h + i) * CB);
+    a[1][i] = *(const bk_vf *)(a1 + (h + i) * CB);
+  }
+  for (int y = 0; y < ny; ++y) {
+    const float *d0 = dy0 + y * dyr, *d1 = dy1 + y * dyr, *xq = xp + y * xr + h;
+    for (int x = 0; x < nx; ++x) {
+      bk_vf g0 = *(const bk_vf *)(d0 + x * CB);
+      bk_vf g1 = *(const bk_vf *)(d1 + x * CB);
+      const float *xv = xq + x * xpx;
+      for (int i = 0; i < H; ++i) {
+        a[0][i] += xv[i] * g0;
+        a[1][i] += xv[i] * g1;
+      }
+    }
+  }
+  for (int i = 0; i < H; ++i) {
+    *(bk_vf *)(a0 + (h + i) * CB) = a[0][i];
+    *(bk_vf *)(a1 + (h + i) * CB) = a[1][i];
+  }
+}
+
 /* wtile() with cc a constant: CB, or the lanes of a single partial block. */
 BK_WIDE static void run_wtile(int cc, float *acc, const float *dyp,
                               const float *xp, int ny, int nx, long dyr,
@@ -567,14 +598,18 @@ static void wgt_image(const bk_shape *s, const float *x, const float *dy, int b,
                       int cc, float *mine, float *db) {
   long taps = (long)s->kh * s->kw, xplane = (long)s->h * s->w * CB;
   long yplane = (long)s->oh * s->ow * CB;
-  for (int kb = 0; kb < s->kbn; ++kb) {
+  /* Full input blocks take output blocks in pairs (wtile2). */
+  int pair = cc == CB && CB >= 8;
+  for (int kb = 0; kb < s->kbn; kb += pair && kb + 1 < s->kbn ? 2 : 1) {
+    int two = pair && kb + 1 < s->kbn;
     const float *dyb = dy + ((long)b * s->kbn + kb) * yplane;
-    if (db) {
-      bk_vf sum = *(bk_vf *)(db + kb * CB);
-      for (long p = 0; p < (long)s->oh * s->ow; ++p)
-        sum += *(const bk_vf *)(dyb + p * CB);
-      *(bk_vf *)(db + kb * CB) = sum;
-    }
+    if (db)
+      for (int u = 0; u <= two; ++u) {
+        bk_vf sum = *(bk_vf *)(db + (kb + u) * CB);
+        for (long p = 0; p < (long)s->oh * s->ow; ++p)
+          sum += *(const bk_vf *)(dyb + u * yplane + p * CB);
+        *(bk_vf *)(db + (kb + u) * CB) = sum;
+      }
     for (int cb = 0; cb < s->cbn; ++cb) {
       const float *xb = x + ((long)b * s->cbn + cb) * xplane;
       for (int r = 0; r < s->kh; ++r) {
@@ -596,10 +631,16 @@ static void wgt_image(const bk_shape *s, const float *x, const float *dy, int b,
           long ix = (long)ox0 * s->sw - s->pw + t * s->dw;
           float *acc =
               mine + (((long)kb * s->cbn + cb) * taps + r * s->kw + t) * CB2;
-          run_wtile(cc, acc, dyb + ((long)oy0 * s->ow + ox0) * CB,
-                    xb + (iy * s->w + ix) * CB, oy1 - oy0, ox1 - ox0,
-                    (long)s->ow * CB, (long)s->sh * s->w * CB,
-                    (long)s->sw * CB);
+          const float *dyp = dyb + ((long)oy0 * s->ow + ox0) * CB;
+          const float *xp = xb + (iy * s->w + ix) * CB;
+          long dyr = (long)s->ow * CB, xr = (long)s->sh * s->w * CB;
+          if (two)
+            for (int h = 0; h < CB; h += CB / 2)
+              wtile2(acc, acc + (long)s->cbn * taps * CB2, dyp, dyp + yplane,
+                     xp, h, oy1 - oy0, ox1 - ox0, dyr, xr, (long)s->sw * CB);
+          else
+            run_wtile(cc, acc, dyp, xp, oy1 - oy0, ox1 - ox0, dyr, xr,
+                      (long)s->sw * CB);
         }
       }
     }
