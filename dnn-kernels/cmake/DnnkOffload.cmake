@@ -11,6 +11,7 @@ set(DNNK_SOURCE_DIR ${CMAKE_CURRENT_LIST_DIR}/..)
 set(DNNK_SOURCES
     ${DNNK_SOURCE_DIR}/src/augment.c
     ${DNNK_SOURCE_DIR}/src/conv.c
+    ${DNNK_SOURCE_DIR}/src/convblk.c
     ${DNNK_SOURCE_DIR}/src/convgemm.c
     ${DNNK_SOURCE_DIR}/src/convgemm_deep.c
     ${DNNK_SOURCE_DIR}/src/convgemm_dot.c

@@ -39,8 +39,21 @@ void dnnk_sgemm(int trans_a, int trans_b, int m, int n, int k, float alpha,
 /* -------------------------------------------------------- convolution -- */
 
 /* Activation layouts: convolutions (the *_ex passes) and augmentation input
- * (augmentation output is always NCHW). */
-enum dnnk_layout { DNNK_NCHW = 0, DNNK_NHWC = 1 };
+ * (augmentation output is always NCHW). DNNK_NCHWC (convolutions only) is
+ * the blocked channel layout: n x ceil(c / B) x h x w x B, B =
+ * dnnk_channel_block() channels per block (16 on AVX-512, 8 on AVX2, 4 on
+ * NEON and SSE: the build's vector), lanes past c zero. B depends on the
+ * ISA the code was compiled for, so convert where the passes run (an
+ * offload device's B may differ from the host's). */
+enum dnnk_layout { DNNK_NCHW = 0, DNNK_NHWC = 1, DNNK_NCHWC = 2 };
+
+/* Channels per block of DNNK_NCHWC in this build. */
+int dnnk_channel_block(void);
+/* Floats of an n x c x h x w tensor in DNNK_NCHWC (c rounded up to B). */
+size_t dnnk_blocked_size(int n, int c, int h, int w);
+/* NCHW -> DNNK_NCHWC (padding lanes zeroed), and back. Parallel. */
+void dnnk_to_blocked(const float *x, int n, int c, int h, int w, float *xb);
+void dnnk_from_blocked(const float *xb, int n, int c, int h, int w, float *x);
 
 /* Shape of a 2D convolution layer: NCHW input, KCRS (OIHW) weights. */
 typedef struct dnnk_conv_desc {
@@ -89,10 +102,12 @@ void dnnk_conv2d_backward_weights(const dnnk_conv_desc *d, const float *x,
                                   const float *dy, float *dwt, float *dbias,
                                   float *workspace);
 
-/* The three passes in either layout (x, y, dy, dx NCHW or NHWC; weights
+/* The three passes in any layout (x, y, dy, dx NCHW, NHWC or NCHWC; weights
  * always KCRS), with the workspace's size in floats: they use as many
- * threads as it has room for (NULL or too small: malloc). convGemm: the
- * GEMM's packed operands are gathered from the tensors, no column matrix. */
+ * threads as it has room for (NULL or too small: malloc). NCHW and NHWC are
+ * convGemm: the GEMM's packed operands are gathered from the tensors, no
+ * column matrix. NCHWC runs direct convolutions over channel blocks
+ * (src/convblk.c); its outputs' padding lanes are written as zeros. */
 void dnnk_conv2d_forward_ex(const dnnk_conv_desc *d, int layout, const float *x,
                             const float *wt, const float *bias, float *y,
                             float *workspace, size_t ws_floats);

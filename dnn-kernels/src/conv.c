@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "convblk.h"
 #include "convgemm.h"
 #include "dnnk.h"
 #include "omp_compat.h"
@@ -164,6 +165,8 @@ size_t dnnk_conv_workspace_fused(const dnnk_conv_desc *d, int layout,
                                  int threads) {
   if (threads <= 0)
     threads = omp_get_max_threads();
+  if (layout == DNNK_NCHWC)
+    return bk_workspace(d, threads);
   cg_gather gx = gather_x(d, layout, NULL);
   size_t need = max_sz(cg_wide_workspace(&gx, d->k, threads),
                        cg_deep_workspace(&gx, d->k, threads));
@@ -192,6 +195,10 @@ size_t dnnk_conv_workspace(const dnnk_conv_desc *d) {
 void dnnk_conv2d_forward_ex(const dnnk_conv_desc *d, int layout, const float *x,
                             const float *wt, const float *bias, float *y,
                             float *workspace, size_t ws_floats) {
+  if (layout == DNNK_NCHWC) {
+    bk_forward(d, x, wt, bias, y, workspace, ws_floats);
+    return;
+  }
   cg_gather g = gather_x(d, layout, x);
   cg_weights w = weights_fwd(d, wt);
   cg_scatter s = scatter_y(d, layout, y);
@@ -201,6 +208,10 @@ void dnnk_conv2d_forward_ex(const dnnk_conv_desc *d, int layout, const float *x,
 void dnnk_conv2d_backward_data_ex(const dnnk_conv_desc *d, int layout,
                                   const float *dy, const float *wt, float *dx,
                                   float *workspace, size_t ws_floats) {
+  if (layout == DNNK_NCHWC) {
+    bk_backward_data(d, dy, wt, dx, workspace, ws_floats);
+    return;
+  }
   /* A = W^T: rows input channels, columns (output channel, tap). */
   cg_weights w = {wt, (long)d->kh * d->kw, (long)d->c * d->kh * d->kw, d->kw,
                   1};
@@ -237,6 +248,10 @@ void dnnk_conv2d_backward_weights_ex(const dnnk_conv_desc *d, int layout,
                                      const float *x, const float *dy,
                                      float *dwt, float *dbias, float *workspace,
                                      size_t ws_floats) {
+  if (layout == DNNK_NCHWC) {
+    bk_backward_weights(d, x, dy, dwt, dbias, workspace, ws_floats);
+    return;
+  }
   cg_gather g = gather_x(d, layout, x);
   cg_scatter s = scatter_y(d, layout, (float *)dy); /* read only */
   cg_weights w = weights_fwd(d, NULL);

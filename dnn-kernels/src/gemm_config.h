@@ -18,6 +18,9 @@
 #define DNNK_NR_DEFAULT 48
 #define DNNK_KC_DEFAULT 256
 #define DNNK_CG_NB_DEFAULT (DNNK_NR_DEFAULT * 8)
+/* Blocked layout: one vector of 16 channels; 2 blocks x 12 pixels = 24. */
+#define DNNK_CB_DEFAULT 16
+#define DNNK_BK_RW_DEFAULT 12
 #elif defined(__AVX2__) || defined(__AVX__)
 /* 8 lanes, 16 registers: 6 rows x 2 vectors = 12 accumulators. */
 #define DNNK_VLEN_DEFAULT 8
@@ -25,6 +28,9 @@
 #define DNNK_NR_DEFAULT 16
 #define DNNK_KC_DEFAULT 256
 #define DNNK_CG_NB_DEFAULT (DNNK_NR_DEFAULT * 16)
+/* 8-channel blocks; 2 blocks x 6 pixels = 12 of the 16 registers. */
+#define DNNK_CB_DEFAULT 8
+#define DNNK_BK_RW_DEFAULT 6
 #elif defined(__aarch64__) || defined(__ARM_NEON)
 /* 4 lanes, 32 registers (Cortex-A72 of BlueField-2): 8 x 3 vectors = 24.
  * Caches: 32 KiB L1D per core, 1 MiB L2 per pair of cores, 6 MiB L3. A KC
@@ -36,6 +42,9 @@
 #define DNNK_NR_DEFAULT 12
 #define DNNK_KC_DEFAULT 256
 #define DNNK_CG_NB_DEFAULT (DNNK_NR_DEFAULT * 16)
+/* One q register of 4 channels per block; 2 blocks x 12 pixels = 24. */
+#define DNNK_CB_DEFAULT 4
+#define DNNK_BK_RW_DEFAULT 12
 #else
 /* SSE2 baseline: 4 lanes, 16 registers: 4 rows x 2 vectors = 8. */
 #define DNNK_VLEN_DEFAULT 4
@@ -43,6 +52,8 @@
 #define DNNK_NR_DEFAULT 8
 #define DNNK_KC_DEFAULT 256
 #define DNNK_CG_NB_DEFAULT (DNNK_NR_DEFAULT * 32)
+#define DNNK_CB_DEFAULT 4
+#define DNNK_BK_RW_DEFAULT 6
 #endif
 
 /* Floats per vector register of the micro-kernel (divides NR). */
@@ -83,6 +94,17 @@
  * grows with it, times the threads). */
 #ifndef DNNK_CG_BLOCK
 #define DNNK_CG_BLOCK 32768
+#endif
+
+/* Channels per block of the blocked layout (DNNK_NCHWC): one vector, so a
+ * pixel's block is one register. Changing it changes the tensor layout. */
+#ifndef DNNK_CB
+#define DNNK_CB DNNK_CB_DEFAULT
+#endif
+/* Output pixels of the blocked direct kernel's register tile (times 2
+ * channel blocks of accumulators, plus 2 weight vectors). */
+#ifndef DNNK_BK_RW
+#define DNNK_BK_RW DNNK_BK_RW_DEFAULT
 #endif
 
 #endif /* DNNK_GEMM_CONFIG_H */

@@ -6,9 +6,9 @@
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
-#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "augment_golden.h"
 #include "conv_golden.h"
@@ -133,6 +133,73 @@ static void test_conv_golden(void) {
   check(h == DNNK_CONV_GOLDEN, "convGemm golden hash inside a target region");
 }
 
+/* The blocked passes inside a target region (the device's own block size,
+ * converted there): the NCHW golden bits, and the NCHW passes' results on
+ * a float-rounded shape within rounding. */
+static void test_conv_blocked(void) {
+  uint64_t h = 0;
+  int block = 0;
+  // clang-format off
+#pragma omp target map(from: h, block)
+  // clang-format on
+  {
+    h = dnnk_conv_golden_layout_hash(DNNK_NCHWC);
+    block = dnnk_channel_block();
+  }
+  printf("device channel block %d, host %d\n", block, dnnk_channel_block());
+  check(h == DNNK_CONV_GOLDEN_NCHW,
+        "blocked golden hash (NCHW bits) inside a target region");
+  dnnk_conv_desc d = {3, 19, 11, 10, 21, 3, 3, 2, 2, 1, 1};
+  int oh = dnnk_conv_out_h(&d), ow = dnnk_conv_out_w(&d);
+  long nx = (long)d.n * d.c * d.h * d.w, nw = (long)d.k * d.c * d.kh * d.kw;
+  long ny = (long)d.n * d.k * oh * ow, total = ny + nx + nw + d.k;
+  float *x = malloc(sizeof(float) * nx), *w = malloc(sizeof(float) * nw);
+  float *bias = malloc(sizeof(float) * d.k), *dy = malloc(sizeof(float) * ny);
+  float *out_h = malloc(sizeof(float) * total);
+  float *out_d = malloc(sizeof(float) * total);
+  fill(x, nx, 13);
+  fill(w, nw, 14);
+  fill(bias, d.k, 15);
+  fill(dy, ny, 16);
+  dnnk_conv2d_forward(&d, x, w, bias, out_h, NULL);
+  dnnk_conv2d_backward_data(&d, dy, w, out_h + ny, NULL);
+  dnnk_conv2d_backward_weights(&d, x, dy, out_h + ny + nx, out_h + ny + nx + nw,
+                               NULL);
+  // clang-format off
+#pragma omp target map(to: d, x[0:nx], w[0:nw], bias[0:d.k], dy[0:ny]) \
+                   map(from: out_d[0:total])
+  // clang-format on
+  {
+    long bx = (long)dnnk_blocked_size(d.n, d.c, d.h, d.w);
+    long by = (long)dnnk_blocked_size(d.n, d.k, oh, ow);
+    float *xb = malloc(sizeof(float) * bx), *dxb = malloc(sizeof(float) * bx);
+    float *yb = malloc(sizeof(float) * by), *dyb = malloc(sizeof(float) * by);
+    dnnk_to_blocked(x, d.n, d.c, d.h, d.w, xb);
+    dnnk_to_blocked(dy, d.n, d.k, oh, ow, dyb);
+    dnnk_conv2d_forward_ex(&d, DNNK_NCHWC, xb, w, bias, yb, NULL, 0);
+    dnnk_conv2d_backward_data_ex(&d, DNNK_NCHWC, dyb, w, dxb, NULL, 0);
+    dnnk_conv2d_backward_weights_ex(&d, DNNK_NCHWC, xb, dyb, out_d + ny + nx,
+                                    out_d + ny + nx + nw, NULL, 0);
+    dnnk_from_blocked(yb, d.n, d.k, oh, ow, out_d);
+    dnnk_from_blocked(dxb, d.n, d.c, d.h, d.w, out_d + ny);
+    free(xb);
+    free(dxb);
+    free(yb);
+    free(dyb);
+  }
+  check(max_rel(out_d, out_h, ny) < 1e-5, "blocked forward device == host");
+  check(max_rel(out_d + ny, out_h + ny, nx) < 1e-5,
+        "blocked backward data device == host");
+  check(max_rel(out_d + ny + nx, out_h + ny + nx, nw + d.k) < 1e-5,
+        "blocked backward weights device == host");
+  free(x);
+  free(w);
+  free(bias);
+  free(dy);
+  free(out_h);
+  free(out_d);
+}
+
 /* Augmentation: the device must produce the host's bytes exactly, and the
  * golden hash every build of dnnk reproduces. */
 static void test_augment(void) {
@@ -204,6 +271,7 @@ int main(void) {
   test_gemm();
   test_conv();
   test_conv_golden();
+  test_conv_blocked();
   test_augment();
   test_halo();
   printf("%d passed, %d failed\n", passed, failed);

@@ -103,6 +103,8 @@ int main(void) {
         "augmentation golden hash");
   check(dnnk_conv_golden_hash() == DNNK_CONV_GOLDEN,
         "convGemm golden hash (both layouts, three passes)");
+  check(dnnk_conv_golden_layout_hash(DNNK_NCHWC) == DNNK_CONV_GOLDEN_NCHW,
+        "blocked (NCHWc) passes give the NCHW golden bits");
   printf("%d passed, %d failed\n", passed, failed);
   return failed != 0;
 }
