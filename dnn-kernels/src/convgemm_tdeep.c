@@ -10,29 +10,6 @@
 
 #pragma omp declare target
 
-/* dst[p * ld + i] = s[i][p] for i < 4, p < kc. */
-static void transpose4(const float *const *s, int kc, float *dst, long ld) {
-  int p = 0;
-#if defined(__clang__) && !defined(DNNK_PLAIN_MICRO)
-  typedef float v4 __attribute__((vector_size(16), aligned(4)));
-  for (; p + 4 <= kc; p += 4) {
-    v4 a = *(const v4 *)(s[0] + p), b = *(const v4 *)(s[1] + p);
-    v4 c = *(const v4 *)(s[2] + p), d = *(const v4 *)(s[3] + p);
-    v4 ab0 = __builtin_shufflevector(a, b, 0, 4, 1, 5);
-    v4 ab1 = __builtin_shufflevector(a, b, 2, 6, 3, 7);
-    v4 cd0 = __builtin_shufflevector(c, d, 0, 4, 1, 5);
-    v4 cd1 = __builtin_shufflevector(c, d, 2, 6, 3, 7);
-    *(v4 *)(dst + (p + 0) * ld) = __builtin_shufflevector(ab0, cd0, 0, 1, 4, 5);
-    *(v4 *)(dst + (p + 1) * ld) = __builtin_shufflevector(ab0, cd0, 2, 3, 6, 7);
-    *(v4 *)(dst + (p + 2) * ld) = __builtin_shufflevector(ab1, cd1, 0, 1, 4, 5);
-    *(v4 *)(dst + (p + 3) * ld) = __builtin_shufflevector(ab1, cd1, 2, 3, 6, 7);
-  }
-#endif
-  for (; p < kc; ++p)
-    for (int i = 0; i < 4; ++i)
-      dst[p * ld + i] = s[i][p];
-}
-
 /* Packs lanes rows (streams starting at s[i] + q0) of depth kc into one
  * depth-major sliver of width lanes (a multiple of 4). */
 static void pack_sliver(const float *const *s, long q0, int kc, int lanes,
@@ -41,7 +18,7 @@ static void pack_sliver(const float *const *s, long q0, int kc, int lanes,
     const float *four[4];
     for (int i = 0; i < 4; ++i)
       four[i] = s[i0 + i] + q0;
-    transpose4(four, kc, dst + i0, lanes);
+    dnnk_transpose4(four, kc, 1.0f, dst + i0, lanes);
   }
 }
 

@@ -20,6 +20,9 @@ enum dnnk_store_mode {
 
 /* Packs rows [0, mc) x depth [0, kc) of op(A) scaled by alpha into MR-row
  * slivers, zero-padding the last sliver; a points at op(A)(0, 0). */
+/* dst[p * ld + i] = alpha * s[i][p] for i < 4, p < kc (4 x 4 shuffles). */
+void dnnk_transpose4(const float *const *s, int kc, float alpha, float *dst,
+                     long ld);
 void dnnk_gemm_pack_a(int trans, int mc, int kc, float alpha, const float *a,
                       int lda, float *packed);
 

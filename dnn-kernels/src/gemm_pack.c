@@ -11,8 +11,8 @@
 /* dst[p * ld + i] = alpha * s[i][p] for i < 4, p < kc: a transpose 4 x 4
  * floats at a time with vector shuffles (the scalar scatter it replaces took
  * 12% of square 256's time). */
-static void transpose4(const float *const *s, int kc, float alpha, float *dst,
-                       long ld) {
+void dnnk_transpose4(const float *const *s, int kc, float alpha, float *dst,
+                     long ld) {
   int p = 0;
 #if defined(__clang__) && !defined(DNNK_PLAIN_MICRO)
   typedef float v4 __attribute__((vector_size(16), aligned(4)));
@@ -39,7 +39,7 @@ static void transpose_rows(const float *const *rows, int n, int kc, float alpha,
                            float *dst, long ld) {
   int i = 0;
   for (; i + 4 <= n; i += 4)
-    transpose4(rows + i, kc, alpha, dst + i, ld);
+    dnnk_transpose4(rows + i, kc, alpha, dst + i, ld);
   for (; i < n; ++i)
     for (int p = 0; p < kc; ++p)
       dst[p * ld + i] = alpha * rows[i][p];
