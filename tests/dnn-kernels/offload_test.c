@@ -45,6 +45,18 @@ static double max_rel(const float *a, const float *b, long n) {
   return m;
 }
 
+/* The three passes' outputs, laid out y | dx | dw+db, device against host. */
+static void check_passes(const float *dev, const float *host, long ny, long nx,
+                         long nwb, const char *what) {
+  char m[96];
+  snprintf(m, sizeof m, "%s forward device == host", what);
+  check(max_rel(dev, host, ny) < 1e-5, m);
+  snprintf(m, sizeof m, "%s backward data device == host", what);
+  check(max_rel(dev + ny, host + ny, nx) < 1e-5, m);
+  snprintf(m, sizeof m, "%s backward weights device == host", what);
+  check(max_rel(dev + ny + nx, host + ny + nx, nwb) < 1e-5, m);
+}
+
 /* GEMM inside a target region, against the host. */
 static void test_gemm(void) {
   const int m = 70, n = 90, k = 130;
@@ -108,11 +120,7 @@ static void test_conv(void) {
     dnnk_conv2d_backward_weights(&d, x, dy, out_d + ny + nx,
                                  out_d + ny + nx + nw, ws);
   }
-  check(max_rel(out_d, out_h, ny) < 1e-5, "conv forward device == host");
-  check(max_rel(out_d + ny, out_h + ny, nx) < 1e-5,
-        "conv backward data device == host");
-  check(max_rel(out_d + ny + nx, out_h + ny + nx, nw + d.k) < 1e-5,
-        "conv backward weights device == host");
+  check_passes(out_d, out_h, ny, nx, nw + d.k, "conv");
   free(x);
   free(w);
   free(bias);
@@ -187,11 +195,7 @@ static void test_conv_blocked(void) {
     free(yb);
     free(dyb);
   }
-  check(max_rel(out_d, out_h, ny) < 1e-5, "blocked forward device == host");
-  check(max_rel(out_d + ny, out_h + ny, nx) < 1e-5,
-        "blocked backward data device == host");
-  check(max_rel(out_d + ny + nx, out_h + ny + nx, nw + d.k) < 1e-5,
-        "blocked backward weights device == host");
+  check_passes(out_d, out_h, ny, nx, nw + d.k, "blocked");
   free(x);
   free(w);
   free(bias);
