@@ -70,7 +70,7 @@ void Endpoints::sleep(int Ms) {
 void Endpoints::heartbeat() {
   protocol::Header H;
   H.Type = protocol::MsgType::Ping;
-  H.RequestId = 0;
+  H.RequestId = protocol::kHeartbeatId;
   // The session may be busy in a kernel; the supervisor answers for the
   // server as a whole. Silence from both means the server is frozen.
   auto Ping = protocol::frame(H, protocol::Empty());

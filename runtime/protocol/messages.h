@@ -70,9 +70,9 @@ enum class MsgType : uint8_t {
 const char *typeName(MsgType T);
 
 /// The fixed frame header. RequestId pairs a Reply with its request (ids
-/// wrap around; 0 is never used for a request that wants its answer);
-/// Queue and Seq order the operations of one asynchronous queue (Queue 0:
-/// none). Operand is a small argument of some message types (Run: the
+/// wrap around; kHeartbeatId is never used for a request that wants its
+/// answer); Queue and Seq order the operations of one asynchronous queue (Queue
+/// 0: none). Operand is a small argument of some message types (Run: the
 /// kernel's handle), 0 for the others. The body is the rest of the frame.
 struct Header {
   uint16_t Magic = kMagic;
@@ -85,6 +85,8 @@ struct Header {
 };
 /// Queue ids fit the header's 16 bits.
 constexpr uint32_t kMaxQueueId = 0xffff;
+/// The RequestId of a heartbeat Ping: answered, but nobody waits for it.
+constexpr uint32_t kHeartbeatId = 0;
 
 /// Status codes carried in replies.
 enum ReplyCode : int32_t {

@@ -36,6 +36,9 @@ void SessionTrace::add(const TraceEvent &E) {
 void SessionTrace::arrived(const protocol::Header &H, const void *From,
                            uint64_t InBytes) {
   uint64_t Now = steadyNowNs();
+  // Heartbeats are not requests: the client's timeline has none to pair.
+  if (H.RequestId == protocol::kHeartbeatId)
+    return;
   std::lock_guard<std::mutex> L(M);
   // Bounded like the events: a client that is never answered keeps no more.
   if (On && Arrivals.size() < kMaxEvents)
