@@ -16,18 +16,25 @@ static void *xalloc(size_t bytes) {
 feeder *feeder_create(run *r, long first_step, long end_step) {
   feeder *f = calloc(1, sizeof *f);
   f->r = r;
+  f->group = r->o.way == WAY_OFFLOAD ? FEED_GROUP : 1;
   f->slots = r->o.way == WAY_HOST ? 1 : r->o.prefetch + 1;
+  f->slots = (f->slots + f->group - 1) / f->group * f->group;
   if (f->slots > FEED_MAX_SLOTS)
-    f->slots = FEED_MAX_SLOTS;
+    f->slots = FEED_MAX_SLOTS / f->group * f->group;
   f->issued = first_step;
   f->end = end_step;
   long img = (long)r->net.in_c * r->net.in_h * r->net.in_w;
   f->nraw = r->local * img;
   f->nout = r->local * img;
+  /* Contiguous slots: one region maps a group of them as one section. */
+  f->raw_stride = (f->nraw + 63) / 64 * 64;
+  f->out_stride = (f->nout + 15) / 16 * 16;
+  f->raw_all = xalloc((size_t)(f->slots * f->raw_stride));
+  f->out_all = xalloc(sizeof(float) * (size_t)(f->slots * f->out_stride));
   f->args = xalloc(sizeof(aug_args) * f->slots);
   for (int s = 0; s < f->slots; ++s) {
-    f->raw[s] = xalloc((size_t)f->nraw);
-    f->out[s] = xalloc(sizeof(float) * f->nout);
+    f->raw[s] = f->raw_all + s * f->raw_stride;
+    f->out[s] = f->out_all + s * f->out_stride;
     atomic_init(&f->ready[s], -1);
   }
   f->host_ws =
@@ -76,14 +83,21 @@ const float *feeder_batch(feeder *f, long g, double *stall) {
   /* Keep the ring full: steps up to g + slots - 1 in flight. */
   if (f->issued < g)
     f->issued = g;
-  while (f->issued < f->end && f->issued < g + f->slots) {
+  while (f->issued < f->end) {
+    /* A group ends at a multiple of its size: it never wraps the ring. */
+    long n = f->group - f->issued % f->group;
+    if (n > f->end - f->issued)
+      n = f->end - f->issued;
+    if (f->issued + n > g + f->slots)
+      break;
     int t = (int)(f->issued % f->slots);
     if (f->r->o.way == WAY_OFFLOAD) {
-      feed_prepare(f, f->issued, t);
-      off_issue(f, t, f->issued);
+      for (long i = 0; i < n; ++i)
+        feed_prepare(f, f->issued + i, t + (int)i);
+      off_issue(f, t, f->issued, (int)n);
     } else
       mpi_issue(f, t, f->issued);
-    ++f->issued;
+    f->issued += n;
   }
   if (f->r->o.way == WAY_OFFLOAD)
     off_wait(f, s, g);
@@ -148,10 +162,8 @@ void feeder_destroy(feeder *f) {
     off_destroy(f);
   else if (f->r->o.way == WAY_MPI)
     mpi_destroy(f);
-  for (int s = 0; s < f->slots; ++s) {
-    free(f->raw[s]);
-    free(f->out[s]);
-  }
+  free(f->raw_all);
+  free(f->out_all);
   free(f->args);
   free(f->host_ws);
   free(f);

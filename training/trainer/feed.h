@@ -8,6 +8,9 @@
 
 /* Most batches prepared ahead, plus the one in use. */
 #define FEED_MAX_SLOTS 9
+/* Batches augmented by one DPU region: each region costs the host's core
+ * a few thread wake-ups, whatever its size. */
+#define FEED_GROUP 2
 
 /* Arguments of one augmentation, kept per slot: a deferred task maps them
  * after the call that issued it returned. */
@@ -22,9 +25,13 @@ struct feeder {
   int slots;
   long end, issued; /* steps [issued, end) not yet started */
   long nraw, nout;  /* bytes of a raw batch, floats of an augmented one */
+  long raw_stride, out_stride; /* slot to slot, in bytes and floats */
+  uint8_t *raw_all;            /* the slots, one after the other */
+  float *out_all;
   uint8_t *raw[FEED_MAX_SLOTS];
   float *out[FEED_MAX_SLOTS];
-  aug_args *args;                    /* [slots] */
+  int group;      /* steps per augmentation region, slots a multiple of it */
+  aug_args *args; /* [slots] */
   atomic_long ready[FEED_MAX_SLOTS]; /* step whose floats are in the slot */
   double val_seconds;
   int val_running;
@@ -71,7 +78,8 @@ void feed_prepare(feeder *f, long g, int s);
 
 /* The ways' halves of the feeder API. */
 void off_create(feeder *f);
-void off_issue(feeder *f, int s, long g);
+/* Starts steps [g, g + n) in slots [s, s + n). */
+void off_issue(feeder *f, int s, long g, int n);
 void off_wait(feeder *f, int s, long g);
 void off_validate(feeder *f, const float *params);
 int off_val_poll(feeder *f);

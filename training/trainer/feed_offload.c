@@ -1,14 +1,15 @@
-/* The offload way: each batch ahead is augmented on the rank's DPU and the
- * validation runs there in chunks, as `target nowait` regions with
- * `depend`, issued by the training thread outside any parallel region (so
- * the kernels it runs itself keep all their threads) and carried by
- * libomp's hidden helper threads. A region on the host device
- * (`device(omp_get_initial_device())`, also nowait) depending on each one
- * marks it done; the training thread polls those marks instead of waiting
- * in taskwait (an ordinary host task as the mark is never run: its
+/* The offload way: the batches ahead are augmented on the rank's DPU,
+ * FEED_GROUP per region, and the validation runs there in chunks, as
+ * `target nowait` regions with `depend`, issued by the training thread
+ * outside any parallel region (so the kernels it runs itself keep all their
+ * threads) and carried by libomp's hidden helper threads. A region on the
+ * host device (`device(omp_get_initial_device())`, also nowait) depending on
+ * each one marks it done; the training thread polls those marks instead of
+ * waiting in taskwait (an ordinary host task as the mark is never run: its
  * dependence is released on a helper thread and the task waits for a
- * scheduling point of the training thread's serial team). The raw and augmented
- * slots stay mapped (`target enter data`), the test set is mapped once.
+ * scheduling point of the training thread's serial team). The raw and
+ * augmented slots stay mapped (`target enter data`), the test set is mapped
+ * once.
  *
  * A DPU that dies fails the regions in flight, and libomptarget then
  * aborts from the helper thread that carried one. The SIGABRT handler
@@ -75,29 +76,32 @@ static int dev_trainer_n;
 /* Lets the helper threads have the core while the trainer waits. */
 static void poll_tasks(void) { sched_yield(); }
 
-/* Starts slot s's augmentation on the DPU; its mark says step g is in. */
-static void aug_issue(feeder *f, int s, long g) {
-  const uint8_t *raw = f->raw[s];
-  float *out = f->out[s];
-  aug_args *a = &f->args[s];
+/* Starts the augmentation of slots [s, s + n) on the DPU; its mark says
+ * steps [g, g + n) are in. */
+static void aug_issue(feeder *f, int s, long g, int n) {
+  long rs = f->raw_stride, os = f->out_stride;
+  const uint8_t *raw = f->raw_all;
+  float *out = f->out_all;
+  aug_args *a = f->args;
   atomic_long *mark = &f->ready[s];
-  long nraw = f->nraw, nout = f->nout;
   int dev = f->dev;
   atomic_int *live = &in_flight;
   atomic_fetch_add(live, 1);
 #pragma omp target device(dev) nowait map(always, to                           \
-                                          : raw [0:nraw], a [0:1])             \
+                                          : raw [s * rs:n * rs], a [s:n])      \
     map(always, from                                                           \
-        : out [0:nout]) depend(out                                             \
-                               : out[0])
-  dnnk_augment_batch(&a->p, raw, DNNK_NCHW, a->n, a->c, a->h, a->w, a->first,
-                     out);
+        : out [s * os:n * os]) depend(out                                      \
+                                      : out[s * os])
+  for (int i = s; i < s + n; ++i)
+    dnnk_augment_batch(&a[i].p, raw + i * rs, DNNK_NCHW, a[i].n, a[i].c, a[i].h,
+                       a[i].w, a[i].first, out + i * os);
   int host = omp_get_initial_device();
 #pragma omp target device(host) nowait depend(in                               \
-                                              : out[0])                        \
-    firstprivate(mark, g, live)
+                                              : out[s * os])                   \
+    firstprivate(mark, g, n, live)
   {
-    atomic_store(mark, g);
+    for (int i = 0; i < n; ++i)
+      atomic_store(&mark[i], g + i);
     atomic_fetch_sub(live, 1);
   }
 }
@@ -175,13 +179,11 @@ void off_create(feeder *f) {
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = on_abort;
   sigaction(SIGABRT, &sa, NULL);
-  for (int s = 0; s < f->slots; ++s) {
-    uint8_t *raw = f->raw[s];
-    float *out = f->out[s];
-    long nraw = f->nraw, nout = f->nout;
+  uint8_t *raw = f->raw_all;
+  float *out = f->out_all;
+  long nraw = f->slots * f->raw_stride, nout = f->slots * f->out_stride;
 #pragma omp target enter data device(dev) map(alloc                            \
                                               : raw [0:nraw], out [0:nout])
-  }
   long img = (long)r->test.c * r->test.h * r->test.w, n = r->test_count;
   const uint8_t *timg = r->test.images + r->test_first * img;
   const int32_t *tlab = r->test.labels + r->test_first;
@@ -199,14 +201,17 @@ void off_create(feeder *f) {
   f->chunk_res = calloc((size_t)f->nchunks, sizeof(dnnt_eval_result));
 }
 
-void off_issue(feeder *f, int s, long g) {
-  atomic_store(&f->ready[s], -2);
+void off_issue(feeder *f, int s, long g, int n) {
+  for (int i = 0; i < n; ++i)
+    atomic_store(&f->ready[s + i], -2);
   if (atomic_load(&dpu_lost)) {
-    feed_augment_host(f, s);
-    atomic_store(&f->ready[s], g);
+    for (int i = 0; i < n; ++i) {
+      feed_augment_host(f, s + i);
+      atomic_store(&f->ready[s + i], g + i);
+    }
     return;
   }
-  aug_issue(f, s, g);
+  aug_issue(f, s, g, n);
   /* A host with one core: let a helper thread ship the region now rather
    * than at the next preemption of the training. */
   if (omp_get_num_procs() < 2)
@@ -299,13 +304,11 @@ void off_destroy(feeder *f) {
     return; /* nothing to free on a DPU that is gone */
 #pragma omp taskwait
   int dev = f->dev;
-  for (int s = 0; s < f->slots; ++s) {
-    uint8_t *raw = f->raw[s];
-    float *out = f->out[s];
-    long nraw = f->nraw, nout = f->nout;
+  uint8_t *raw = f->raw_all;
+  float *out = f->out_all;
+  long nraw = f->slots * f->raw_stride, nout = f->slots * f->out_stride;
 #pragma omp target exit data device(dev) map(delete                            \
                                              : raw [0:nraw], out [0:nout])
-  }
   omp_target_free(f->dev_ws, dev);
 }
 
