@@ -19,6 +19,9 @@ feeder *feeder_create(run *r, long first_step, long end_step) {
   f->group = r->o.way == WAY_OFFLOAD ? FEED_GROUP : 1;
   f->slots = r->o.way == WAY_HOST ? 1 : r->o.prefetch + 1;
   f->slots = (f->slots + f->group - 1) / f->group * f->group;
+  /* Two groups at least: one is made while the other is used. */
+  if (f->group > 1 && f->slots < 2 * f->group)
+    f->slots = 2 * f->group;
   if (f->slots > FEED_MAX_SLOTS)
     f->slots = FEED_MAX_SLOTS / f->group * f->group;
   f->issued = first_step;

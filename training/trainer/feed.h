@@ -10,7 +10,7 @@
 #define FEED_MAX_SLOTS 9
 /* Batches augmented by one DPU region: each region costs the host's core
  * a few thread wake-ups, whatever its size. */
-#define FEED_GROUP 2
+#define FEED_GROUP 4
 
 /* Arguments of one augmentation, kept per slot: a deferred task maps them
  * after the call that issued it returned. */

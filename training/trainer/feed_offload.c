@@ -150,6 +150,18 @@ static void val_issue(feeder *f, int k) {
   atomic_fetch_add(done, 1);
 }
 
+/* One region before the first step: libomp starts its hidden helper
+ * threads and the DPU's server its first kernel now, not in epoch 1. */
+static void warm_up(feeder *f) {
+  if (f->issued >= f->end)
+    return;
+  const long warm = -3; /* a step no batch has */
+  feed_prepare(f, f->issued, 0);
+  aug_issue(f, 0, warm, 1);
+  off_wait(f, 0, warm);
+  atomic_store(&f->ready[0], -1);
+}
+
 void off_create(feeder *f) {
   run *r = f->r;
   main_thread = pthread_self();
@@ -199,6 +211,7 @@ void off_create(feeder *f) {
     die("--way offload: cannot allocate %ld floats on the DPU", nws);
   f->nchunks = (int)((n + r->o.val_chunk - 1) / r->o.val_chunk);
   f->chunk_res = calloc((size_t)f->nchunks, sizeof(dnnt_eval_result));
+  warm_up(f);
 }
 
 void off_issue(feeder *f, int s, long g, int n) {
