@@ -14,7 +14,6 @@ import argparse
 import json
 import os
 import platform
-import shutil
 import subprocess
 import sys
 import time
@@ -87,7 +86,8 @@ def run(name, cmd, env, out_dir):
         if line.startswith(("epoch", "final")):
             log(f"  {name}: {line}")
     res = {"name": name, "cmd": cmd, "exit": p.returncode, "wall_s": wall,
-           "foreign_cpu": m.foreign_share, "loadavg": m.load, "log": os.path.basename(log_path)}
+           "foreign_cpu": m.foreign_share, "loadavg": m.load, "log": os.path.basename(log_path),
+           "log_text": text}
     jpath = os.path.join(out_dir, f"{name}.json")
     if p.returncode == 0 and os.path.exists(jpath):
         with open(jpath) as f:
@@ -107,7 +107,7 @@ def main():
     ap.add_argument("--train-limit", type=int, help="training images (default 12,000, quick 1,920)")
     ap.add_argument("--test-limit", type=int, help="test images (default 2,000, quick 320)")
     ap.add_argument("--reps", type=int, default=1,
-                    help="interleaved repetitions; the least disturbed run of each is kept")
+                    help="interleaved repetitions; the run of median epoch time of each is kept")
     ap.add_argument("--no-pytorch", action="store_true")
     ap.add_argument("--full-json", help="JSON of a full ompdpu-train run to include (accuracy target)")
     ap.add_argument("--data", default=os.environ.get("DNNT_DATA", "/usr/share/datasets/fashion-mnist"))
@@ -163,20 +163,25 @@ def main():
                  ("pytorch-2t", ["taskset", "-c", both, "/usr/bin/python3", ref, "--threads", "2"] + pt
                   + js("pytorch-2t"), 2)]
     t0 = time.monotonic()
-    best = {}
+    runs = {name: [] for name, _, _ in plan}
     for rep in range(a.reps):
         # Rotate the order so that drift hits every configuration alike.
         k = rep % len(plan)
         for name, cmd, n in plan[k:] + plan[:k]:
             r = run(name, cmd, with_threads(n), out)
             r["rep"] = rep + 1
-            old = best.get(name)
-            if old is None or ("error" in old and "error" not in r) or \
-                    ("error" not in r and r["foreign_cpu"] < old["foreign_cpu"]):
-                best[name] = r
-                if a.reps > 1 and "report" in r:
-                    shutil.copy(os.path.join(out, f"{name}.json"), os.path.join(out, f"{name}.best.json"))
-    results = [best[name] for name, _, _ in plan]
+            runs[name].append(r)
+    results = [training_report.median_run(runs[name]) for name, _, _ in plan]
+    for r in results:
+        # The files of the run kept, not of the last repetition.
+        if "report" in r:
+            with open(os.path.join(out, f"{r['name']}.json"), "w") as f:
+                json.dump(r["report"], f, indent=1)
+        with open(os.path.join(out, r["log"]), "w") as f:
+            f.write(r.pop("log_text", ""))
+    for rs in runs.values():
+        for r in rs:
+            r.pop("log_text", None)
     meta = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "host": platform.node(),
             "cpus": cores, "cpu_model": training_report.cpu_model(), "quick": a.quick,
             "epochs": epochs, "train_images": ntrain, "test_images": ntest, "reps": a.reps,
@@ -185,7 +190,7 @@ def main():
     if a.full_json and os.path.exists(a.full_json):
         with open(a.full_json) as f:
             full = json.load(f)
-    failed = training_report.write(out, meta, results, full)
+    failed = training_report.write(out, meta, results, full, runs)
     log(f"report: {os.path.join(out, 'training.md')} ({meta['total_s']:.0f} s)")
     return 1 if failed else 0
 
