@@ -7,7 +7,7 @@
 # then trains the reference CNN on Fashion-MNIST each way (host, offload,
 # mpi, worker) beside PyTorch (benchmarks/training), into report/training/.
 #
-#   scripts/bench.sh            # full run (about 30 minutes)
+#   scripts/bench.sh            # full run (about 35 minutes)
 #   scripts/bench.sh --quick    # CI run (about 5 minutes once built; no PyTorch)
 #
 # Options go to benchmarks/suite/run_suite.py
@@ -55,7 +55,9 @@ OMPDPU_BUILD=$BUILD bash llvm-patches/apply-and-test.sh --build-only ||
 
 # The training benchmark, into the report's training/ directory.
 out=report
-quick=()
+# Three repetitions, medians: the offload's margin over host-only is about
+# 1% of an epoch, less than this VM's drift between runs.
+quick=(--reps 3)
 prev=""
 for a in "$@"; do
   case "$a" in
