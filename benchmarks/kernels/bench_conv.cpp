@@ -45,6 +45,9 @@ void run_conv(const Options &opt, Report &report) {
   std::mt19937 gen(2);
   std::uniform_real_distribution<float> dist(-1, 1);
   for (const Layer &l : bench_layers(opt.quick)) {
+    if (!opt.layers.empty() &&
+        ("," + opt.layers + ",").find("," + l.tag + ",") == std::string::npos)
+      continue;
     const dnnk_conv_desc &d = l.d;
     int oh = dnnk_conv_out_h(&d), ow = dnnk_conv_out_w(&d);
     std::vector<float> x((size_t)d.n * d.c * d.h * d.w);

@@ -51,7 +51,9 @@ double load_average() {
 
 // Prints usage and exits.
 [[noreturn]] void usage(const char *argv0, int code) {
-  std::printf("usage: %s [--quick] [--csv FILE] [--only gemm|conv|augment]\n",
+  std::printf("usage: %s [--quick] [--csv FILE] [--only gemm|conv|augment] "
+              "[--layers TAG,...]\n"
+              "  TAG: lenet1 lenet2 res3x3 res3x3s2 res1x1s2 cnn1 cnn2\n",
               argv0);
   std::exit(code);
 }
@@ -68,6 +70,8 @@ int main(int argc, char **argv) {
       opt.csv = argv[++i];
     else if (!std::strcmp(argv[i], "--only") && i + 1 < argc)
       only = argv[++i];
+    else if (!std::strcmp(argv[i], "--layers") && i + 1 < argc)
+      opt.layers = argv[++i];
     else if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h"))
       usage(argv[0], 0);
     else

@@ -13,6 +13,7 @@ struct Options {
   bool quick = false; // fewer sizes and repetitions (< 30 s in total)
   std::string csv;    // CSV output path, empty for none
   int threads = 1;    // threads every library is given
+  std::string layers; // comma-separated layer tags to run, empty for all
 };
 
 // Median wall time (s) of f over at least reps runs and min_seconds in all,

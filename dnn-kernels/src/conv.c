@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "conv1x1.h"
+#include "conv_c1.h"
 #include "convblk.h"
 #include "convgemm.h"
 #include "dnnk.h"
@@ -167,6 +169,8 @@ size_t dnnk_conv_workspace_fused(const dnnk_conv_desc *d, int layout,
     threads = omp_get_max_threads();
   if (layout == DNNK_NCHWC)
     return bk_workspace(d, threads);
+  if (pw_applies(d, layout))
+    return pw_workspace(d, threads);
   cg_gather gx = gather_x(d, layout, NULL);
   size_t need = max_sz(cg_wide_workspace(&gx, d->k, threads),
                        cg_deep_workspace(&gx, d->k, threads));
@@ -181,6 +185,8 @@ size_t dnnk_conv_workspace_fused(const dnnk_conv_desc *d, int layout,
   int np = phases(d, layout, NULL, NULL, gs, ss);
   if (np > 1)
     need = max_sz(need, cg_phases_workspace(gs, np, d->c, threads));
+  if (c1_applies(d, layout))
+    need = max_sz(need, c1_workspace(d, threads));
   return need;
 }
 
@@ -199,6 +205,10 @@ void dnnk_conv2d_forward_ex(const dnnk_conv_desc *d, int layout, const float *x,
     bk_forward(d, x, wt, bias, y, workspace, ws_floats);
     return;
   }
+  if (pw_applies(d, layout)) {
+    pw_forward(d, x, wt, bias, y, workspace, ws_floats);
+    return;
+  }
   cg_gather g = gather_x(d, layout, x);
   cg_weights w = weights_fwd(d, wt);
   cg_scatter s = scatter_y(d, layout, y);
@@ -210,6 +220,14 @@ void dnnk_conv2d_backward_data_ex(const dnnk_conv_desc *d, int layout,
                                   float *workspace, size_t ws_floats) {
   if (layout == DNNK_NCHWC) {
     bk_backward_data(d, dy, wt, dx, workspace, ws_floats);
+    return;
+  }
+  if (pw_applies(d, layout)) {
+    pw_backward_data(d, dy, wt, dx, workspace, ws_floats);
+    return;
+  }
+  if (c1_applies(d, layout)) {
+    c1_backward_data(d, dy, wt, dx, workspace, ws_floats);
     return;
   }
   /* A = W^T: rows input channels, columns (output channel, tap). */
@@ -250,6 +268,10 @@ void dnnk_conv2d_backward_weights_ex(const dnnk_conv_desc *d, int layout,
                                      size_t ws_floats) {
   if (layout == DNNK_NCHWC) {
     bk_backward_weights(d, x, dy, dwt, dbias, workspace, ws_floats);
+    return;
+  }
+  if (pw_applies(d, layout)) {
+    pw_backward_weights(d, x, dy, dwt, dbias, workspace, ws_floats);
     return;
   }
   cg_gather g = gather_x(d, layout, x);

@@ -209,9 +209,11 @@ void cg_wide(const cg_gather *g, const cg_weights *w, int m,
   cg_geom *geo = (cg_geom *)align64(ap + round_up(m, mr) * cg_rows(g));
   long *roff = (long *)align64((float *)(geo + cg_rows(g)));
   float *slots = ws + fixed;
-  /* Whole images per thread when there are enough of them. */
+  /* Whole images per thread when there are enough of them for every thread
+   * the caller allows: decided without the workspace's limit, whose two
+   * paths slice the depth differently and so round differently. */
   cg_flat f = cg_flat_plan(g);
-  int flat = f.ok && g->n >= threads;
+  int flat = f.ok && g->n >= (omp_in_parallel() ? 1 : omp_get_max_threads());
   /* Small weights are packed by this thread: a parallel region more costs
    * a wait for the slowest thread, on a shared machine a time slice. */
   long wfloats = (long)m * cg_rows(g);

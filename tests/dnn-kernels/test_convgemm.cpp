@@ -24,8 +24,12 @@ struct FusedCase {
 // Odd shapes: dilation, stride above the kernel, 1 input or output channel,
 // more than one depth slice (c * kh * kw > 256), columns not a tile
 // multiple, enough column blocks that every thread takes some, and images
-// read where they are (no padding needed), and a strided layer whose dW is
-// wide enough for the transposed outer products.
+// read where they are (no padding needed), a strided layer whose dW is
+// wide enough for the transposed outer products, and pointwise strided
+// layers (conv1x1.c): odd widths, one strided axis, more channels than a
+// depth slice, rows wider than a work item, a partial block of rows; and
+// one input channel (conv_c1.c): widths past a tile, padding above the
+// kernel's reach, a single image.
 std::vector<FusedCase> fused_cases() {
   // n, c, h, w, k, kh, kw, sh, sw, ph, pw, dh, dw
   std::vector<FusedCase> base = {
@@ -41,6 +45,17 @@ std::vector<FusedCase> fused_cases() {
       {"3x3_n16_blocks", {16, 8, 24, 24, 16, 3, 3, 1, 1, 1, 1, 1, 1}, 0},
       {"3x3_p0_read_in_place", {3, 4, 9, 8, 5, 3, 3, 1, 1, 0, 0, 1, 1}, 0},
       {"3x3_s2_wide_dw", {2, 12, 11, 10, 10, 3, 3, 2, 2, 1, 1, 1, 1}, 0},
+      {"1x1_s2_odd_w", {3, 7, 11, 13, 9, 1, 1, 2, 2, 0, 0, 1, 1}, 0},
+      {"1x1_s2x1", {2, 6, 10, 9, 5, 1, 1, 2, 1, 0, 0, 1, 1}, 0},
+      {"1x1_s1x3", {2, 3, 8, 20, 4, 1, 1, 1, 3, 0, 0, 1, 1}, 0},
+      {"1x1_s2_deep_c300_k270", {2, 300, 6, 8, 270, 1, 1, 2, 2, 0, 0, 1, 1}, 0},
+      {"1x1_s2_row_wider_than_an_item",
+       {1, 3, 5, 600, 4, 1, 1, 2, 2, 0, 0, 1, 1},
+       0},
+      {"1x1_s2_row_blocks", {2, 4, 70, 20, 6, 1, 1, 2, 2, 0, 0, 1, 1}, 0},
+      {"3x3_c1_k40_p0_w37", {2, 1, 9, 37, 40, 3, 3, 1, 1, 0, 0, 1, 1}, 0},
+      {"5x3_c1_pad_above_kernel", {3, 1, 10, 7, 5, 5, 3, 1, 1, 3, 4, 1, 1}, 0},
+      {"2x2_c1_n1", {1, 1, 6, 5, 3, 2, 2, 1, 1, 1, 1, 1, 1}, 0},
   };
   std::vector<FusedCase> all;
   for (FusedCase c : base) {

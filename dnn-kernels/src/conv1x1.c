@@ -1,0 +1,439 @@
+/* Pointwise strided convolutions on NCHW: each output point reads one input
+ * point per channel, so every pass is a small product per image:
+ *   forward:          Y (k x P) = W (k x c) * X_s, X_s x's strided points;
+ *   backward data:    T (c x P) = W^T * dY, written to dx's strided points
+ *                     with the zeros between them (each point once);
+ *   backward weights: dW (k x c) = sum over images of dY * X_s^T.
+ * Work items are (image, block of output rows); one parallel region per
+ * pass, threads taking items statically, with no barrier but the final
+ * reduction of the weights' gradient. */
+#include <stdlib.h>
+
+#include "conv1x1.h"
+#include "convgemm.h"
+#include "omp_compat.h"
+
+#pragma omp declare target
+
+/* Rows of an outer-product tile (one broadcast each per depth step). */
+#define PW_MR DNNK_MR
+/* Columns of an outer-product tile: two vectors. */
+#define PW_NW (2 * DNNK_VLEN)
+/* Depth of a product slice, and the channels gathered at a time. */
+#define PW_DEPTH 256
+/* Rows of the data gradient's product per pass over dy (a multiple of MR). */
+#define PW_CT (PW_MR * 32)
+/* Output points per work item (whole output rows, at least one). */
+#define PW_COLS 256
+/* Rows and columns of a dot-product tile (the weights' gradient). */
+#define PW_DT 4
+
+/* One vector register of floats. */
+typedef float pw_vf
+    __attribute__((vector_size(DNNK_VLEN * sizeof(float)), aligned(4)));
+
+#if defined(__clang__) && DNNK_VLEN * 32 >= 512
+#define PW_WIDE __attribute__((min_vector_width(DNNK_VLEN * 32)))
+#else
+#define PW_WIDE
+#endif
+
+/* The output grid and its work items. */
+typedef struct pw_geom {
+  int oh, ow;       /* output plane */
+  int rows_per;     /* output rows per item */
+  int chunks;       /* items per image */
+  long items;       /* items in all */
+  long cmax, cvmax; /* most columns of an item; rounded up to vectors */
+} pw_geom;
+
+/* The grid of layer d. */
+static pw_geom geom(const dnnk_conv_desc *d) {
+  pw_geom g;
+  g.oh = dnnk_conv_out_h(d);
+  g.ow = dnnk_conv_out_w(d);
+  g.rows_per = g.ow >= PW_COLS ? 1 : PW_COLS / g.ow;
+  if (g.rows_per > g.oh)
+    g.rows_per = g.oh;
+  g.chunks = (g.oh + g.rows_per - 1) / g.rows_per;
+  g.items = (long)d->n * g.chunks;
+  g.cmax = (long)g.rows_per * g.ow;
+  g.cvmax = round_up(g.cmax, DNNK_VLEN);
+  return g;
+}
+
+int pw_applies(const dnnk_conv_desc *d, int layout) {
+  return layout == DNNK_NCHW && d->kh == 1 && d->kw == 1 && d->pad_h == 0 &&
+         d->pad_w == 0 && (d->stride_h > 1 || d->stride_w > 1);
+}
+
+/* Floats of an edge tile's padded copies (depth x NW of B, MR x NW of C). */
+static long edge_floats(void) { return (long)PW_DEPTH * PW_NW + PW_MR * PW_NW; }
+
+/* Floats of the packed weights, shared by the threads. */
+static size_t fixed_floats(const dnnk_conv_desc *d) {
+  long f = round_up(d->k, PW_MR) * d->c, b = round_up(d->c, PW_MR) * d->k;
+  return (size_t)(f > b ? f : b) + 16;
+}
+
+/* One thread's floats: the largest of the three passes' buffers. */
+static size_t slot_floats(const dnnk_conv_desc *d) {
+  pw_geom g = geom(d);
+  long fwd = min_l(d->c, PW_DEPTH) * g.cmax + edge_floats();
+  long data = min_l(d->c, PW_CT) * g.cmax + edge_floats();
+  long wt = (long)d->k * d->c + d->k +
+            (min_l(d->k, PW_DEPTH) + min_l(d->c, PW_DEPTH)) * g.cvmax;
+  long s = fwd > data ? fwd : data;
+  return (size_t)(s > wt ? s : wt) + 64;
+}
+
+size_t pw_workspace(const dnnk_conv_desc *d, int threads) {
+  return fixed_floats(d) + slot_floats(d) * (size_t)(threads > 0 ? threads : 1);
+}
+
+/* Threads for items items with the workspace's slots. */
+static int threads_for(long items, size_t ws_floats, size_t fixed,
+                       size_t slot) {
+  int max = omp_in_parallel() ? 1 : omp_get_max_threads();
+  long fit = ws_floats > fixed ? (long)((ws_floats - fixed) / slot) : 0;
+  long t = min_l(min_l(max, fit), items);
+  return t < 1 ? 1 : (int)t;
+}
+
+/* The caller's workspace, or an own one (*own) when it is too small. */
+static float *workspace(const dnnk_conv_desc *d, float *ws, size_t *ws_floats,
+                        float **own) {
+  *own = NULL;
+  if (ws && *ws_floats >= fixed_floats(d) + slot_floats(d))
+    return ws;
+  *ws_floats = pw_workspace(d, omp_in_parallel() ? 1 : omp_get_max_threads());
+  *own = (float *)malloc(*ws_floats * sizeof(float));
+  return *own;
+}
+
+/* Packs A (m x depth, element (i, q) = a[i * ms + q * qs]) into slivers of
+ * MR rows, each depth steps of MR floats, rows past m zero. */
+static void pack_a(const float *a, long ms, long qs, int m, int depth,
+                   float *ap) {
+  for (int m0 = 0; m0 < m; m0 += PW_MR)
+    for (int q = 0; q < depth; ++q)
+      for (int i = 0; i < PW_MR; ++i)
+        *ap++ = m0 + i < m ? a[(m0 + i) * ms + q * qs] : 0.0f;
+}
+
+/* c[i][0, NW) = bias[i] + (set) or += sum_q ap[q][i] * b[q][0, NW) for
+ * i < rows; ap one packed sliver from its slice's first step. */
+PW_WIDE static void outer_tile(int depth, const float *ap, const float *b,
+                               long ldb, float *c, long ldc, int rows, int set,
+                               const float *bias) {
+  pw_vf acc[PW_MR][2];
+  for (int i = 0; i < PW_MR; ++i)
+    acc[i][0] = acc[i][1] = (pw_vf){0};
+  for (int q = 0; q < depth; ++q) {
+    pw_vf b0 = *(const pw_vf *)(b + q * ldb);
+    pw_vf b1 = *(const pw_vf *)(b + q * ldb + DNNK_VLEN);
+    for (int i = 0; i < PW_MR; ++i) {
+      float a = ap[q * PW_MR + i];
+      acc[i][0] += a * b0;
+      acc[i][1] += a * b1;
+    }
+  }
+  for (int i = 0; i < rows; ++i) {
+    pw_vf *d0 = (pw_vf *)(c + i * ldc),
+          *d1 = (pw_vf *)(c + i * ldc + DNNK_VLEN);
+    if (set) {
+      float add = bias ? bias[i] : 0.0f;
+      *d0 = acc[i][0] + add;
+      *d1 = acc[i][1] + add;
+    } else {
+      *d0 += acc[i][0];
+      *d1 += acc[i][1];
+    }
+  }
+}
+
+/* The last nw < NW columns of a tile, through padded copies in tb. */
+static void outer_edge(int depth, const float *ap, const float *b, long ldb,
+                       int nw, float *c, long ldc, int rows, int set,
+                       const float *bias, float *tb) {
+  float *ct = tb + (long)PW_DEPTH * PW_NW;
+  for (int q = 0; q < depth; ++q)
+    for (int j = 0; j < PW_NW; ++j)
+      tb[q * PW_NW + j] = j < nw ? b[q * ldb + j] : 0.0f;
+  outer_tile(depth, ap, tb, PW_NW, ct, PW_NW, rows, 1, set ? bias : NULL);
+  for (int i = 0; i < rows; ++i)
+    for (int j = 0; j < nw; ++j)
+      c[i * ldc + j] =
+          set ? ct[i * PW_NW + j] : c[i * ldc + j] + ct[i * PW_NW + j];
+}
+
+/* C (m x cols) = bias + (set) or += the depth slice [q0, q0 + depth) of A
+ * (packed with depth_all steps) times B (depth x cols, rows ldb apart). */
+static void product(int m, int depth_all, int q0, int depth, const float *apk,
+                    const float *b, long ldb, int cols, float *c, long ldc,
+                    int set, const float *bias, float *tb) {
+  for (int m0 = 0; m0 < m; m0 += PW_MR) {
+    const float *ap = apk + (long)m0 * depth_all + (long)q0 * PW_MR;
+    int rows = (int)min_l(PW_MR, m - m0);
+    const float *bi = bias ? bias + m0 : NULL;
+    float *cr = c + m0 * ldc;
+    int j0 = 0;
+    for (; j0 + PW_NW <= cols; j0 += PW_NW)
+      outer_tile(depth, ap, b + j0, ldb, cr + j0, ldc, rows, set, bi);
+    if (j0 < cols)
+      outer_edge(depth, ap, b + j0, ldb, cols - j0, cr + j0, ldc, rows, set, bi,
+                 tb);
+  }
+}
+
+/* The strided points of x's channels [c0, c0 + cc), output rows [u0, u1) of
+ * image b, as rows of ld floats (columns past the points zero up to ld). */
+CG_NO_CALLS static void gather(const dnnk_conv_desc *d, const pw_geom *g,
+                               const float *x, int b, int c0, int cc, int u0,
+                               int u1, float *xs, long ld) {
+  int sh = d->stride_h, sw = d->stride_w, ow = g->ow;
+  long cols = (long)(u1 - u0) * ow;
+  for (int q = 0; q < cc; ++q) {
+    const float *plane = x + ((long)b * d->c + c0 + q) * d->h * d->w;
+    float *dst = xs + q * ld;
+    for (int u = u0; u < u1; ++u) {
+      const float *src = plane + (long)u * sh * d->w;
+      float *o = dst + (long)(u - u0) * ow;
+      if (sw == 2) {
+        for (int v = 0; v < ow; ++v)
+          o[v] = src[2 * v];
+      } else {
+        for (int v = 0; v < ow; ++v)
+          o[v] = src[v * sw];
+      }
+    }
+    for (long j = cols; j < ld; ++j)
+      dst[j] = 0.0f;
+  }
+}
+
+/* Items of the batch (image, row block) as bounds. */
+static void item_rows(const pw_geom *g, long it, int *b, int *u0, int *u1) {
+  *b = (int)(it / g->chunks);
+  *u0 = (int)(it % g->chunks) * g->rows_per;
+  *u1 = (int)min_l(g->oh, *u0 + g->rows_per);
+}
+
+void pw_forward(const dnnk_conv_desc *d, const float *x, const float *wt,
+                const float *bias, float *y, float *ws, size_t ws_floats) {
+  pw_geom g = geom(d);
+  float *own;
+  ws = workspace(d, ws, &ws_floats, &own);
+  if (!ws)
+    return;
+  size_t fixed = fixed_floats(d), slot = slot_floats(d);
+  int threads = threads_for(g.items, ws_floats, fixed, slot);
+  float *apk = align64(ws);
+  pack_a(wt, d->c, 1, d->k, d->c, apk);
+  long plane = (long)g.oh * g.ow;
+#pragma omp parallel num_threads(threads)
+  {
+    float *xs = align64(ws + fixed + slot * omp_get_thread_num());
+    float *tb = align64(xs + min_l(d->c, PW_DEPTH) * g.cmax);
+#pragma omp for schedule(static)
+    for (long it = 0; it < g.items; ++it) {
+      int b, u0, u1;
+      item_rows(&g, it, &b, &u0, &u1);
+      int cols = (u1 - u0) * g.ow;
+      float *out = y + (long)b * d->k * plane + (long)u0 * g.ow;
+      for (int q0 = 0; q0 < d->c; q0 += PW_DEPTH) {
+        int dq = (int)min_l(PW_DEPTH, d->c - q0);
+        gather(d, &g, x, b, q0, dq, u0, u1, xs, cols);
+        product(d->k, d->c, q0, dq, apk, xs, cols, cols, out, plane, q0 == 0,
+                bias, tb);
+      }
+    }
+  }
+  free(own);
+}
+
+/* Row y of dx's plane from its output row (stride s along it): the points
+ * at multiples of s, zeros between. */
+CG_NO_CALLS static void put_row(float *row, const float *src, int s, int w) {
+  int x = 0;
+  if (s == 2) {
+    for (int v = 0; v < w / 2; ++v) {
+      row[2 * v] = src[v];
+      row[2 * v + 1] = 0.0f;
+    }
+    x = w / 2 * 2;
+  }
+  for (; x < w; ++x)
+    row[x] = x % s ? 0.0f : src[x / s];
+}
+
+/* dx's rows for output rows [u0, u1) of channels [c0, c0 + ct) of image b,
+ * from T (ct x cols, rows ldt apart): each output row's plane row and the
+ * zero rows below it up to the next. */
+static void scatter(const dnnk_conv_desc *d, const pw_geom *g, const float *t,
+                    long ldt, int b, int c0, int ct, int u0, int u1,
+                    float *dx) {
+  int sh = d->stride_h, w = d->w;
+  for (int ci = 0; ci < ct; ++ci) {
+    float *plane = dx + ((long)b * d->c + c0 + ci) * d->h * w;
+    for (int u = u0; u < u1; ++u) {
+      float *row = plane + (long)u * sh * w;
+      put_row(row, t + ci * ldt + (long)(u - u0) * g->ow, d->stride_w, w);
+      for (int j = 1; j < sh && u * sh + j < d->h; ++j)
+        zero_short(row + (long)j * w, w);
+    }
+  }
+}
+
+void pw_backward_data(const dnnk_conv_desc *d, const float *dy, const float *wt,
+                      float *dx, float *ws, size_t ws_floats) {
+  pw_geom g = geom(d);
+  float *own;
+  ws = workspace(d, ws, &ws_floats, &own);
+  if (!ws)
+    return;
+  size_t fixed = fixed_floats(d), slot = slot_floats(d);
+  int threads = threads_for(g.items, ws_floats, fixed, slot);
+  float *apk = align64(ws);
+  pack_a(wt, 1, d->c, d->c, d->k, apk); /* W^T: rows c, depth k */
+  long plane = (long)g.oh * g.ow;
+#pragma omp parallel num_threads(threads)
+  {
+    float *t = align64(ws + fixed + slot * omp_get_thread_num());
+    float *tb = align64(t + min_l(d->c, PW_CT) * g.cmax);
+#pragma omp for schedule(static)
+    for (long it = 0; it < g.items; ++it) {
+      int b, u0, u1;
+      item_rows(&g, it, &b, &u0, &u1);
+      int cols = (u1 - u0) * g.ow;
+      const float *src = dy + (long)b * d->k * plane + (long)u0 * g.ow;
+      for (int c0 = 0; c0 < d->c; c0 += PW_CT) {
+        int ct = (int)min_l(PW_CT, d->c - c0);
+        for (int q0 = 0; q0 < d->k; q0 += PW_DEPTH)
+          product(ct, d->k, q0, (int)min_l(PW_DEPTH, d->k - q0),
+                  apk + (long)c0 * d->k, src + q0 * plane, plane, cols, t, cols,
+                  q0 == 0, NULL, tb);
+        scatter(d, &g, t, cols, b, c0, ct, u0, u1, dx);
+      }
+    }
+  }
+  free(own);
+}
+
+/* out[i][j] += dot(a[i], b[j]) over len floats (a multiple of VLEN) for
+ * i < ni, j < nj; rows past those repeat the last. */
+PW_WIDE static void dot_tile(long len, const float *a, long lda, int ni,
+                             const float *b, long ldb, int nj, float *out,
+                             long ldo) {
+  const float *ap[PW_DT], *bp[PW_DT];
+  for (int i = 0; i < PW_DT; ++i) {
+    ap[i] = a + (i < ni ? i : ni - 1) * lda;
+    bp[i] = b + (i < nj ? i : nj - 1) * ldb;
+  }
+  pw_vf acc[PW_DT][PW_DT];
+  for (int i = 0; i < PW_DT; ++i)
+    for (int j = 0; j < PW_DT; ++j)
+      acc[i][j] = (pw_vf){0};
+  for (long q = 0; q < len; q += DNNK_VLEN) {
+    pw_vf av[PW_DT], bv[PW_DT];
+    for (int i = 0; i < PW_DT; ++i) {
+      av[i] = *(const pw_vf *)(ap[i] + q);
+      bv[i] = *(const pw_vf *)(bp[i] + q);
+    }
+    for (int i = 0; i < PW_DT; ++i)
+      for (int j = 0; j < PW_DT; ++j)
+        acc[i][j] += av[i] * bv[j];
+  }
+  for (int i = 0; i < ni; ++i)
+    for (int j = 0; j < nj; ++j) {
+      float s = 0.0f;
+      for (int l = 0; l < DNNK_VLEN; ++l)
+        s += acc[i][j][l];
+      out[i * ldo + j] += s;
+    }
+}
+
+/* dy's rows [k0, k0 + kc) of an item, each padded with zeros to ld; their
+ * sums added to db (when given). */
+CG_NO_CALLS static void copy_dy(const float *src, long plane, int kc, int cols,
+                                long ld, float *dst, float *db) {
+  for (int q = 0; q < kc; ++q) {
+    const float *s = src + q * plane;
+    float *o = dst + q * ld;
+    copy_short(o, s, cols);
+    for (long j = cols; j < ld; ++j)
+      o[j] = 0.0f;
+    if (db) {
+      float sum = 0.0f;
+      for (int j = 0; j < cols; ++j)
+        sum += s[j];
+      db[q] += sum;
+    }
+  }
+}
+
+/* One item's share of dW (k x c, private) and db: dy's rows against the
+ * strided points of x, a depth slice of channels at a time. */
+static void weights_item(const dnnk_conv_desc *d, const pw_geom *g,
+                         const float *x, const float *dy, long it, float *dw,
+                         float *db, float *dyb, float *xs) {
+  int b, u0, u1;
+  item_rows(g, it, &b, &u0, &u1);
+  int cols = (u1 - u0) * g->ow;
+  long ld = round_up(cols, DNNK_VLEN), plane = (long)g->oh * g->ow;
+  const float *src = dy + (long)b * d->k * plane + (long)u0 * g->ow;
+  for (int k0 = 0; k0 < d->k; k0 += PW_DEPTH) {
+    int kc = (int)min_l(PW_DEPTH, d->k - k0);
+    copy_dy(src + k0 * plane, plane, kc, cols, ld, dyb, db ? db + k0 : NULL);
+    for (int c0 = 0; c0 < d->c; c0 += PW_DEPTH) {
+      int cc = (int)min_l(PW_DEPTH, d->c - c0);
+      gather(d, g, x, b, c0, cc, u0, u1, xs, ld);
+      for (int i = 0; i < kc; i += PW_DT)
+        for (int j = 0; j < cc; j += PW_DT)
+          dot_tile(ld, dyb + i * ld, ld, (int)min_l(PW_DT, kc - i), xs + j * ld,
+                   ld, (int)min_l(PW_DT, cc - j),
+                   dw + (long)(k0 + i) * d->c + c0 + j, d->c);
+    }
+  }
+}
+
+void pw_backward_weights(const dnnk_conv_desc *d, const float *x,
+                         const float *dy, float *dwt, float *dbias, float *ws,
+                         size_t ws_floats) {
+  pw_geom g = geom(d);
+  float *own;
+  ws = workspace(d, ws, &ws_floats, &own);
+  if (!ws)
+    return;
+  size_t fixed = fixed_floats(d), slot = slot_floats(d);
+  int threads = threads_for(g.items, ws_floats, fixed, slot);
+  long nw = (long)d->k * d->c;
+  float *base = ws + fixed;
+#pragma omp parallel num_threads(threads)
+  {
+    int nt = omp_get_num_threads();
+    float *mine = base + slot * omp_get_thread_num();
+    float *dw = mine, *db = mine + nw;
+    float *dyb = align64(db + d->k);
+    float *xs = align64(dyb + min_l(d->k, PW_DEPTH) * g.cvmax);
+    for (long i = 0; i < nw + d->k; ++i)
+      dw[i] = 0.0f;
+#pragma omp for schedule(static)
+    for (long it = 0; it < g.items; ++it)
+      weights_item(d, &g, x, dy, it, dw, dbias ? db : NULL, dyb, xs);
+      /* Sums over the threads' copies, in thread order. */
+#pragma omp for schedule(static)
+    for (long i = 0; i < nw + d->k; ++i) {
+      float s = 0.0f;
+      for (int q = 0; q < nt; ++q)
+        s += base[slot * q + i];
+      if (i < nw)
+        dwt[i] = s;
+      else if (dbias)
+        dbias[i - nw] = s;
+    }
+  }
+  free(own);
+}
+
+#pragma omp end declare target
