@@ -25,8 +25,6 @@
 #define PW_CT (PW_MR * 32)
 /* Output points per work item (whole output rows, at least one). */
 #define PW_COLS 256
-/* Rows and columns of a dot-product tile (the weights' gradient). */
-#define PW_DT 4
 
 /* One vector register of floats. */
 typedef float pw_vf
@@ -91,24 +89,34 @@ size_t pw_workspace(const dnnk_conv_desc *d, int threads) {
   return fixed_floats(d) + slot_floats(d) * (size_t)(threads > 0 ? threads : 1);
 }
 
-/* Threads for items items with the workspace's slots. */
-static int threads_for(long items, size_t ws_floats, size_t fixed,
-                       size_t slot) {
-  int max = omp_in_parallel() ? 1 : omp_get_max_threads();
-  long fit = ws_floats > fixed ? (long)((ws_floats - fixed) / slot) : 0;
-  long t = min_l(min_l(max, fit), items);
-  return t < 1 ? 1 : (int)t;
+/* A pass's grid, workspace (own when the caller's is too small) and
+ * threads. */
+typedef struct pw_pass {
+  pw_geom g;
+  float *ws, *own;
+  size_t fixed, slot;
+  int threads;
+} pw_pass;
+
+/* Sets up a pass; 0 when no workspace could be had. */
+static int begin(const dnnk_conv_desc *d, float *ws, size_t ws_floats,
+                 pw_pass *p) {
+  p->g = geom(d);
+  p->fixed = fixed_floats(d);
+  p->slot = slot_floats(d);
+  p->own = NULL;
+  if (!ws || ws_floats < p->fixed + p->slot) {
+    ws_floats = pw_workspace(d, omp_in_parallel() ? 1 : omp_get_max_threads());
+    ws = p->own = (float *)malloc(ws_floats * sizeof(float));
+  }
+  p->ws = ws;
+  p->threads = cg_slot_threads(ws_floats, p->fixed, p->slot, p->g.items);
+  return ws != NULL;
 }
 
-/* The caller's workspace, or an own one (*own) when it is too small. */
-static float *workspace(const dnnk_conv_desc *d, float *ws, size_t *ws_floats,
-                        float **own) {
-  *own = NULL;
-  if (ws && *ws_floats >= fixed_floats(d) + slot_floats(d))
-    return ws;
-  *ws_floats = pw_workspace(d, omp_in_parallel() ? 1 : omp_get_max_threads());
-  *own = (float *)malloc(*ws_floats * sizeof(float));
-  return *own;
+/* Thread t's slot of the pass's workspace. */
+static float *slot_of(const pw_pass *p, int t) {
+  return p->ws + p->fixed + p->slot * t;
 }
 
 /* Packs A (m x depth, element (i, q) = a[i * ms + q * qs]) into slivers of
@@ -219,37 +227,40 @@ static void item_rows(const pw_geom *g, long it, int *b, int *u0, int *u1) {
   *u1 = (int)min_l(g->oh, *u0 + g->rows_per);
 }
 
+/* One item of the forward pass: y's rows [u0, u1) of image b, a depth
+ * slice of gathered channels at a time. */
+static void forward_item(const dnnk_conv_desc *d, const pw_geom *g,
+                         const float *x, const float *apk, const float *bias,
+                         long it, float *y, float *xs, float *tb) {
+  int b, u0, u1;
+  item_rows(g, it, &b, &u0, &u1);
+  int cols = (u1 - u0) * g->ow;
+  long plane = (long)g->oh * g->ow;
+  float *out = y + (long)b * d->k * plane + (long)u0 * g->ow;
+  for (int q0 = 0; q0 < d->c; q0 += PW_DEPTH) {
+    int dq = (int)min_l(PW_DEPTH, d->c - q0);
+    gather(d, g, x, b, q0, dq, u0, u1, xs, cols);
+    product(d->k, d->c, q0, dq, apk, xs, cols, cols, out, plane, q0 == 0, bias,
+            tb);
+  }
+}
+
 void pw_forward(const dnnk_conv_desc *d, const float *x, const float *wt,
                 const float *bias, float *y, float *ws, size_t ws_floats) {
-  pw_geom g = geom(d);
-  float *own;
-  ws = workspace(d, ws, &ws_floats, &own);
-  if (!ws)
+  pw_pass p;
+  if (!begin(d, ws, ws_floats, &p))
     return;
-  size_t fixed = fixed_floats(d), slot = slot_floats(d);
-  int threads = threads_for(g.items, ws_floats, fixed, slot);
-  float *apk = align64(ws);
+  float *apk = align64(p.ws);
   pack_a(wt, d->c, 1, d->k, d->c, apk);
-  long plane = (long)g.oh * g.ow;
-#pragma omp parallel num_threads(threads)
+#pragma omp parallel num_threads(p.threads)
   {
-    float *xs = align64(ws + fixed + slot * omp_get_thread_num());
-    float *tb = align64(xs + min_l(d->c, PW_DEPTH) * g.cmax);
+    float *xs = align64(slot_of(&p, omp_get_thread_num()));
+    float *tb = align64(xs + min_l(d->c, PW_DEPTH) * p.g.cmax);
 #pragma omp for schedule(static)
-    for (long it = 0; it < g.items; ++it) {
-      int b, u0, u1;
-      item_rows(&g, it, &b, &u0, &u1);
-      int cols = (u1 - u0) * g.ow;
-      float *out = y + (long)b * d->k * plane + (long)u0 * g.ow;
-      for (int q0 = 0; q0 < d->c; q0 += PW_DEPTH) {
-        int dq = (int)min_l(PW_DEPTH, d->c - q0);
-        gather(d, &g, x, b, q0, dq, u0, u1, xs, cols);
-        product(d->k, d->c, q0, dq, apk, xs, cols, cols, out, plane, q0 == 0,
-                bias, tb);
-      }
-    }
+    for (long it = 0; it < p.g.items; ++it)
+      forward_item(d, &p.g, x, apk, bias, it, y, xs, tb);
   }
-  free(own);
+  free(p.own);
 }
 
 /* Row y of dx's plane from its output row (stride s along it): the points
@@ -285,72 +296,58 @@ static void scatter(const dnnk_conv_desc *d, const pw_geom *g, const float *t,
   }
 }
 
+/* One item of the data gradient: dx's rows for output rows [u0, u1) of
+ * image b, PW_CT channels at a time. */
+static void data_item(const dnnk_conv_desc *d, const pw_geom *g,
+                      const float *dy, const float *apk, long it, float *dx,
+                      float *t, float *tb) {
+  int b, u0, u1;
+  item_rows(g, it, &b, &u0, &u1);
+  int cols = (u1 - u0) * g->ow;
+  long plane = (long)g->oh * g->ow;
+  const float *src = dy + (long)b * d->k * plane + (long)u0 * g->ow;
+  for (int c0 = 0; c0 < d->c; c0 += PW_CT) {
+    int ct = (int)min_l(PW_CT, d->c - c0);
+    for (int q0 = 0; q0 < d->k; q0 += PW_DEPTH)
+      product(ct, d->k, q0, (int)min_l(PW_DEPTH, d->k - q0),
+              apk + (long)c0 * d->k, src + q0 * plane, plane, cols, t, cols,
+              q0 == 0, NULL, tb);
+    scatter(d, g, t, cols, b, c0, ct, u0, u1, dx);
+  }
+}
+
 void pw_backward_data(const dnnk_conv_desc *d, const float *dy, const float *wt,
                       float *dx, float *ws, size_t ws_floats) {
-  pw_geom g = geom(d);
-  float *own;
-  ws = workspace(d, ws, &ws_floats, &own);
-  if (!ws)
+  pw_pass p;
+  if (!begin(d, ws, ws_floats, &p))
     return;
-  size_t fixed = fixed_floats(d), slot = slot_floats(d);
-  int threads = threads_for(g.items, ws_floats, fixed, slot);
-  float *apk = align64(ws);
+  float *apk = align64(p.ws);
   pack_a(wt, 1, d->c, d->c, d->k, apk); /* W^T: rows c, depth k */
-  long plane = (long)g.oh * g.ow;
-#pragma omp parallel num_threads(threads)
+#pragma omp parallel num_threads(p.threads)
   {
-    float *t = align64(ws + fixed + slot * omp_get_thread_num());
-    float *tb = align64(t + min_l(d->c, PW_CT) * g.cmax);
+    float *t = align64(slot_of(&p, omp_get_thread_num()));
+    float *tb = align64(t + min_l(d->c, PW_CT) * p.g.cmax);
 #pragma omp for schedule(static)
-    for (long it = 0; it < g.items; ++it) {
-      int b, u0, u1;
-      item_rows(&g, it, &b, &u0, &u1);
-      int cols = (u1 - u0) * g.ow;
-      const float *src = dy + (long)b * d->k * plane + (long)u0 * g.ow;
-      for (int c0 = 0; c0 < d->c; c0 += PW_CT) {
-        int ct = (int)min_l(PW_CT, d->c - c0);
-        for (int q0 = 0; q0 < d->k; q0 += PW_DEPTH)
-          product(ct, d->k, q0, (int)min_l(PW_DEPTH, d->k - q0),
-                  apk + (long)c0 * d->k, src + q0 * plane, plane, cols, t, cols,
-                  q0 == 0, NULL, tb);
-        scatter(d, &g, t, cols, b, c0, ct, u0, u1, dx);
-      }
-    }
+    for (long it = 0; it < p.g.items; ++it)
+      data_item(d, &p.g, dy, apk, it, dx, t, tb);
   }
-  free(own);
+  free(p.own);
 }
 
 /* out[i][j] += dot(a[i], b[j]) over len floats (a multiple of VLEN) for
  * i < ni, j < nj; rows past those repeat the last. */
-PW_WIDE static void dot_tile(long len, const float *a, long lda, int ni,
-                             const float *b, long ldb, int nj, float *out,
-                             long ldo) {
-  const float *ap[PW_DT], *bp[PW_DT];
-  for (int i = 0; i < PW_DT; ++i) {
+static void dot_add(long len, const float *a, long lda, int ni, const float *b,
+                    long ldb, int nj, float *out, long ldo) {
+  const float *ap[CG_DT], *bp[CG_DT];
+  for (int i = 0; i < CG_DT; ++i) {
     ap[i] = a + (i < ni ? i : ni - 1) * lda;
     bp[i] = b + (i < nj ? i : nj - 1) * ldb;
   }
-  pw_vf acc[PW_DT][PW_DT];
-  for (int i = 0; i < PW_DT; ++i)
-    for (int j = 0; j < PW_DT; ++j)
-      acc[i][j] = (pw_vf){0};
-  for (long q = 0; q < len; q += DNNK_VLEN) {
-    pw_vf av[PW_DT], bv[PW_DT];
-    for (int i = 0; i < PW_DT; ++i) {
-      av[i] = *(const pw_vf *)(ap[i] + q);
-      bv[i] = *(const pw_vf *)(bp[i] + q);
-    }
-    for (int i = 0; i < PW_DT; ++i)
-      for (int j = 0; j < PW_DT; ++j)
-        acc[i][j] += av[i] * bv[j];
-  }
+  float t[CG_DT][CG_DT];
+  cg_dot_tile((int)len, ap, bp, t);
   for (int i = 0; i < ni; ++i)
-    for (int j = 0; j < nj; ++j) {
-      float s = 0.0f;
-      for (int l = 0; l < DNNK_VLEN; ++l)
-        s += acc[i][j][l];
-      out[i * ldo + j] += s;
-    }
+    for (int j = 0; j < nj; ++j)
+      out[i * ldo + j] += t[i][j];
 }
 
 /* dy's rows [k0, k0 + kc) of an item, each padded with zeros to ld; their
@@ -388,11 +385,11 @@ static void weights_item(const dnnk_conv_desc *d, const pw_geom *g,
     for (int c0 = 0; c0 < d->c; c0 += PW_DEPTH) {
       int cc = (int)min_l(PW_DEPTH, d->c - c0);
       gather(d, g, x, b, c0, cc, u0, u1, xs, ld);
-      for (int i = 0; i < kc; i += PW_DT)
-        for (int j = 0; j < cc; j += PW_DT)
-          dot_tile(ld, dyb + i * ld, ld, (int)min_l(PW_DT, kc - i), xs + j * ld,
-                   ld, (int)min_l(PW_DT, cc - j),
-                   dw + (long)(k0 + i) * d->c + c0 + j, d->c);
+      for (int i = 0; i < kc; i += CG_DT)
+        for (int j = 0; j < cc; j += CG_DT)
+          dot_add(ld, dyb + i * ld, ld, (int)min_l(CG_DT, kc - i), xs + j * ld,
+                  ld, (int)min_l(CG_DT, cc - j),
+                  dw + (long)(k0 + i) * d->c + c0 + j, d->c);
     }
   }
 }
@@ -400,40 +397,34 @@ static void weights_item(const dnnk_conv_desc *d, const pw_geom *g,
 void pw_backward_weights(const dnnk_conv_desc *d, const float *x,
                          const float *dy, float *dwt, float *dbias, float *ws,
                          size_t ws_floats) {
-  pw_geom g = geom(d);
-  float *own;
-  ws = workspace(d, ws, &ws_floats, &own);
-  if (!ws)
+  pw_pass p;
+  if (!begin(d, ws, ws_floats, &p))
     return;
-  size_t fixed = fixed_floats(d), slot = slot_floats(d);
-  int threads = threads_for(g.items, ws_floats, fixed, slot);
   long nw = (long)d->k * d->c;
-  float *base = ws + fixed;
-#pragma omp parallel num_threads(threads)
+#pragma omp parallel num_threads(p.threads)
   {
     int nt = omp_get_num_threads();
-    float *mine = base + slot * omp_get_thread_num();
-    float *dw = mine, *db = mine + nw;
+    float *dw = slot_of(&p, omp_get_thread_num()), *db = dw + nw;
     float *dyb = align64(db + d->k);
-    float *xs = align64(dyb + min_l(d->k, PW_DEPTH) * g.cvmax);
+    float *xs = align64(dyb + min_l(d->k, PW_DEPTH) * p.g.cvmax);
     for (long i = 0; i < nw + d->k; ++i)
       dw[i] = 0.0f;
 #pragma omp for schedule(static)
-    for (long it = 0; it < g.items; ++it)
-      weights_item(d, &g, x, dy, it, dw, dbias ? db : NULL, dyb, xs);
+    for (long it = 0; it < p.g.items; ++it)
+      weights_item(d, &p.g, x, dy, it, dw, dbias ? db : NULL, dyb, xs);
       /* Sums over the threads' copies, in thread order. */
 #pragma omp for schedule(static)
     for (long i = 0; i < nw + d->k; ++i) {
       float s = 0.0f;
       for (int q = 0; q < nt; ++q)
-        s += base[slot * q + i];
+        s += slot_of(&p, q)[i];
       if (i < nw)
         dwt[i] = s;
       else if (dbias)
         dbias[i - nw] = s;
     }
   }
-  free(own);
+  free(p.own);
 }
 
 #pragma omp end declare target

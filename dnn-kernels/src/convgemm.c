@@ -147,9 +147,7 @@ static void store_tile(const float *acc, const cg_scatter *o, const long *coff,
   }
 }
 
-/* Threads for a pass: what the workspace has slots for, at most max. */
-static int slot_threads(size_t ws_floats, size_t fixed, size_t slot,
-                        long work) {
+int cg_slot_threads(size_t ws_floats, size_t fixed, size_t slot, long work) {
   int max = omp_in_parallel() ? 1 : omp_get_max_threads();
   long fit = ws_floats > fixed ? (long)((ws_floats - fixed) / slot) : 0;
   long t = min_l(min_l(max, fit), work);
@@ -203,7 +201,7 @@ void cg_wide(const cg_gather *g, const cg_weights *w, int m,
     if (!ws)
       return;
   }
-  int threads = slot_threads(ws_floats, fixed, slot, nblocks);
+  int threads = cg_slot_threads(ws_floats, fixed, slot, nblocks);
   int mr = cg_tile_rows(m);
   float *ap = align64(ws);
   cg_geom *geo = (cg_geom *)align64(ap + round_up(m, mr) * cg_rows(g));
@@ -268,7 +266,7 @@ int cg_wide_phases(const cg_gather *gs, const cg_scatter *ss, int np,
     if (!ws)
       return 0;
   }
-  int threads = slot_threads(ws_floats, fixed, slot, gs[0].n);
+  int threads = cg_slot_threads(ws_floats, fixed, slot, gs[0].n);
   const float *aps[DNNK_CG_MAX_PHASES];
   const long *roffs[DNNK_CG_MAX_PHASES];
   float *cur = ws;

@@ -11,9 +11,8 @@
 
 #pragma omp declare target
 
-/* Rows and columns of a dot-product tile: DT * DT accumulators plus 2 * DT
- * loads fit the 32 vector registers of AVX-512 and NEON. */
-#define DT 4
+/* Rows and columns of a dot-product tile. */
+#define DT CG_DT
 
 #if defined(__GNUC__) && !defined(DNNK_PLAIN_MICRO)
 
@@ -27,9 +26,8 @@ typedef float dot_vf
 #define DOT_WIDE
 #endif
 
-/* out[i][j] = dot(a[i], b[j]) over len floats (a multiple of VLEN). */
-DOT_WIDE static void dot_tile(int len, const float *const *a,
-                              const float *const *b, float out[DT][DT]) {
+DOT_WIDE void cg_dot_tile(int len, const float *const *a, const float *const *b,
+                          float out[DT][DT]) {
   dot_vf acc[DT][DT];
   for (int i = 0; i < DT; ++i)
     for (int j = 0; j < DT; ++j)
@@ -55,9 +53,8 @@ DOT_WIDE static void dot_tile(int len, const float *const *a,
 
 #else
 
-/* out[i][j] = dot(a[i], b[j]) over len floats, plain loops. */
-static void dot_tile(int len, const float *const *a, const float *const *b,
-                     float out[DT][DT]) {
+void cg_dot_tile(int len, const float *const *a, const float *const *b,
+                 float out[DT][DT]) {
   for (int i = 0; i < DT; ++i)
     for (int j = 0; j < DT; ++j) {
       float s = 0.0f;
@@ -130,7 +127,7 @@ void cg_dot_image(const cg_gather *g, const cg_flat *f, const cg_scatter *dy,
       float out[DT][DT];
       for (int i = 0; i < DT; ++i)
         ap[i] = dyw + (m0 + i) * len;
-      dot_tile((int)len, ap, bp, out);
+      cg_dot_tile((int)len, ap, bp, out);
       for (int i = 0; i < DT && m0 + i < m; ++i)
         for (int j = 0; j < DT && r0 + j < rows; ++j)
           c[(m0 + i) * ldc + r0 + j] += out[i][j];
