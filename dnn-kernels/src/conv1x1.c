@@ -3,7 +3,8 @@
  *   forward:          Y (k x P) = W (k x c) * X_s, X_s x's strided points;
  *   backward data:    T (c x P) = W^T * dY, written to dx's strided points
  *                     with the zeros between them (each point once);
- *   backward weights: dW (k x c) = sum over images of dY * X_s^T.
+ *   backward weights: dW (k x c) = sum over images of dY * X_s^T, the
+ *                     points gathered transposed, outer-product tiles.
  * Work items are (image, block of output rows); one parallel region per
  * pass, threads taking items statically, with no barrier but the final
  * reduction of the weights' gradient. */
@@ -38,11 +39,11 @@ typedef float pw_vf
 
 /* The output grid and its work items. */
 typedef struct pw_geom {
-  int oh, ow;       /* output plane */
-  int rows_per;     /* output rows per item */
-  int chunks;       /* items per image */
-  long items;       /* items in all */
-  long cmax, cvmax; /* most columns of an item; rounded up to vectors */
+  int oh, ow;   /* output plane */
+  int rows_per; /* output rows per item */
+  int chunks;   /* items per image */
+  long items;   /* items in all */
+  long cmax;    /* most columns of an item */
 } pw_geom;
 
 /* The grid of layer d. */
@@ -56,7 +57,6 @@ static pw_geom geom(const dnnk_conv_desc *d) {
   g.chunks = (g.oh + g.rows_per - 1) / g.rows_per;
   g.items = (long)d->n * g.chunks;
   g.cmax = (long)g.rows_per * g.ow;
-  g.cvmax = round_up(g.cmax, DNNK_VLEN);
   return g;
 }
 
@@ -79,8 +79,10 @@ static size_t slot_floats(const dnnk_conv_desc *d) {
   pw_geom g = geom(d);
   long fwd = min_l(d->c, PW_DEPTH) * g.cmax + edge_floats();
   long data = min_l(d->c, PW_CT) * g.cmax + edge_floats();
-  long wt = (long)d->k * d->c + d->k +
-            (min_l(d->k, PW_DEPTH) + min_l(d->c, PW_DEPTH)) * g.cvmax;
+  long wt =
+      (long)d->k * d->c + d->k +
+      (round_up(min_l(d->k, PW_CT), PW_MR) + min_l(d->c, PW_DEPTH)) * PW_DEPTH +
+      edge_floats() + 32;
   long s = fwd > data ? fwd : data;
   return (size_t)(s > wt ? s : wt) + 64;
 }
@@ -334,62 +336,54 @@ void pw_backward_data(const dnnk_conv_desc *d, const float *dy, const float *wt,
   free(p.own);
 }
 
-/* out[i][j] += dot(a[i], b[j]) over len floats (a multiple of VLEN) for
- * i < ni, j < nj; rows past those repeat the last. */
-static void dot_add(long len, const float *a, long lda, int ni, const float *b,
-                    long ldb, int nj, float *out, long ldo) {
-  const float *ap[CG_DT], *bp[CG_DT];
-  for (int i = 0; i < CG_DT; ++i) {
-    ap[i] = a + (i < ni ? i : ni - 1) * lda;
-    bp[i] = b + (i < nj ? i : nj - 1) * ldb;
-  }
-  float t[CG_DT][CG_DT];
-  cg_dot_tile((int)len, ap, bp, t);
-  for (int i = 0; i < ni; ++i)
-    for (int j = 0; j < nj; ++j)
-      out[i * ldo + j] += t[i][j];
-}
-
-/* dy's rows [k0, k0 + kc) of an item, each padded with zeros to ld; their
- * sums added to db (when given). */
-CG_NO_CALLS static void copy_dy(const float *src, long plane, int kc, int cols,
-                                long ld, float *dst, float *db) {
-  for (int q = 0; q < kc; ++q) {
-    const float *s = src + q * plane;
-    float *o = dst + q * ld;
-    copy_short(o, s, cols);
-    for (long j = cols; j < ld; ++j)
-      o[j] = 0.0f;
-    if (db) {
-      float sum = 0.0f;
-      for (int j = 0; j < cols; ++j)
-        sum += s[j];
-      db[q] += sum;
+/* Points [q0, q0 + dq) of an item's grid (output rows from u0) of x's
+ * channels [c0, c0 + cc) of image b, transposed: xt[q][c], rows ld apart. */
+static void gather_t(const dnnk_conv_desc *d, const pw_geom *g, const float *x,
+                     int b, int c0, int cc, int u0, int q0, int dq, float *xt,
+                     long ld) {
+  int sh = d->stride_h, sw = d->stride_w, ow = g->ow;
+  for (int c = 0; c < cc; ++c) {
+    const float *plane = x + ((long)b * d->c + c0 + c) * d->h * d->w;
+    for (int p = q0; p < q0 + dq;) {
+      int u = p / ow, v = p % ow;
+      int run = (int)min_l(ow - v, q0 + dq - p);
+      const float *src = plane + (long)(u0 + u) * sh * d->w + (long)v * sw;
+      float *dst = xt + (long)(p - q0) * ld + c;
+      for (int e = 0; e < run; ++e)
+        dst[e * ld] = src[e * sw];
+      p += run;
     }
   }
 }
 
-/* One item's share of dW (k x c, private) and db: dy's rows against the
- * strided points of x, a depth slice of channels at a time. */
+/* One item's share of dW (k x c, private) and db: dW += dY * X_s^T as
+ * outer-product tiles over the item's points, a depth slice at a time. */
 static void weights_item(const dnnk_conv_desc *d, const pw_geom *g,
                          const float *x, const float *dy, long it, float *dw,
-                         float *db, float *dyb, float *xs) {
+                         float *db, float *ap, float *xt, float *tb) {
   int b, u0, u1;
   item_rows(g, it, &b, &u0, &u1);
   int cols = (u1 - u0) * g->ow;
-  long ld = round_up(cols, DNNK_VLEN), plane = (long)g->oh * g->ow;
+  long plane = (long)g->oh * g->ow;
   const float *src = dy + (long)b * d->k * plane + (long)u0 * g->ow;
-  for (int k0 = 0; k0 < d->k; k0 += PW_DEPTH) {
-    int kc = (int)min_l(PW_DEPTH, d->k - k0);
-    copy_dy(src + k0 * plane, plane, kc, cols, ld, dyb, db ? db + k0 : NULL);
+  if (db)
+    for (int k = 0; k < d->k; ++k) {
+      float sum = 0.0f;
+      for (int q = 0; q < cols; ++q)
+        sum += src[k * plane + q];
+      db[k] += sum;
+    }
+  for (int q0 = 0; q0 < cols; q0 += PW_DEPTH) {
+    int dq = (int)min_l(PW_DEPTH, cols - q0);
     for (int c0 = 0; c0 < d->c; c0 += PW_DEPTH) {
       int cc = (int)min_l(PW_DEPTH, d->c - c0);
-      gather(d, g, x, b, c0, cc, u0, u1, xs, ld);
-      for (int i = 0; i < kc; i += CG_DT)
-        for (int j = 0; j < cc; j += CG_DT)
-          dot_add(ld, dyb + i * ld, ld, (int)min_l(CG_DT, kc - i), xs + j * ld,
-                  ld, (int)min_l(CG_DT, cc - j),
-                  dw + (long)(k0 + i) * d->c + c0 + j, d->c);
+      gather_t(d, g, x, b, c0, cc, u0, q0, dq, xt, cc);
+      for (int k0 = 0; k0 < d->k; k0 += PW_CT) {
+        int kc = (int)min_l(PW_CT, d->k - k0);
+        pack_a(src + k0 * plane + q0, plane, 1, kc, dq, ap);
+        product(kc, dq, 0, dq, ap, xt, cc, cc, dw + (long)k0 * d->c + c0, d->c,
+                0, NULL, tb);
+      }
     }
   }
 }
@@ -405,13 +399,14 @@ void pw_backward_weights(const dnnk_conv_desc *d, const float *x,
   {
     int nt = omp_get_num_threads();
     float *dw = slot_of(&p, omp_get_thread_num()), *db = dw + nw;
-    float *dyb = align64(db + d->k);
-    float *xs = align64(dyb + min_l(d->k, PW_DEPTH) * p.g.cvmax);
+    float *ap = align64(db + d->k);
+    float *xt = align64(ap + round_up(min_l(d->k, PW_CT), PW_MR) * PW_DEPTH);
+    float *tb = align64(xt + min_l(d->c, PW_DEPTH) * PW_DEPTH);
     for (long i = 0; i < nw + d->k; ++i)
       dw[i] = 0.0f;
 #pragma omp for schedule(static)
     for (long it = 0; it < p.g.items; ++it)
-      weights_item(d, &p.g, x, dy, it, dw, dbias ? db : NULL, dyb, xs);
+      weights_item(d, &p.g, x, dy, it, dw, dbias ? db : NULL, ap, xt, tb);
       /* Sums over the threads' copies, in thread order. */
 #pragma omp for schedule(static)
     for (long i = 0; i < nw + d->k; ++i) {

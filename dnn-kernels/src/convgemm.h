@@ -275,14 +275,6 @@ size_t cg_wide_workspace(const cg_gather *g, int m, int threads);
 void cg_deep(const cg_gather *g, const cg_scatter *dy, int m, float *dw,
              float *dbias, const cg_weights *w, float *ws, size_t ws_floats);
 
-/* Rows and columns of a dot-product tile: CG_DT * CG_DT accumulators plus
- * 2 * CG_DT loads fit the 32 vector registers of AVX-512 and NEON. */
-#define CG_DT 4
-
-/* out[i][j] = dot(a[i], b[j]) over len floats (a multiple of DNNK_VLEN). */
-void cg_dot_tile(int len, const float *const *a, const float *const *b,
-                 float out[CG_DT][CG_DT]);
-
 /* Threads for a pass over work items: as many as the workspace has slots
  * for after its fixed part, at most the caller allows and one per item. */
 int cg_slot_threads(size_t ws_floats, size_t fixed, size_t slot, long work);

@@ -11,8 +11,9 @@
 
 #pragma omp declare target
 
-/* Rows and columns of a dot-product tile. */
-#define DT CG_DT
+/* Rows and columns of a dot-product tile: DT * DT accumulators plus 2 * DT
+ * loads fit the 32 vector registers of AVX-512 and NEON. */
+#define DT 4
 
 #if defined(__GNUC__) && !defined(DNNK_PLAIN_MICRO)
 
@@ -26,8 +27,9 @@ typedef float dot_vf
 #define DOT_WIDE
 #endif
 
-DOT_WIDE void cg_dot_tile(int len, const float *const *a, const float *const *b,
-                          float out[DT][DT]) {
+/* out[i][j] = dot(a[i], b[j]) over len floats (a multiple of VLEN). */
+DOT_WIDE static void dot_tile(int len, const float *const *a,
+                              const float *const *b, float out[DT][DT]) {
   dot_vf acc[DT][DT];
   for (int i = 0; i < DT; ++i)
     for (int j = 0; j < DT; ++j)
@@ -53,8 +55,9 @@ DOT_WIDE void cg_dot_tile(int len, const float *const *a, const float *const *b,
 
 #else
 
-void cg_dot_tile(int len, const float *const *a, const float *const *b,
-                 float out[DT][DT]) {
+/* out[i][j] = dot(a[i], b[j]) over len floats, plain loops. */
+static void dot_tile(int len, const float *const *a, const float *const *b,
+                     float out[DT][DT]) {
   for (int i = 0; i < DT; ++i)
     for (int j = 0; j < DT; ++j) {
       float s = 0.0f;
@@ -127,7 +130,7 @@ void cg_dot_image(const cg_gather *g, const cg_flat *f, const cg_scatter *dy,
       float out[DT][DT];
       for (int i = 0; i < DT; ++i)
         ap[i] = dyw + (m0 + i) * len;
-      cg_dot_tile((int)len, ap, bp, out);
+      dot_tile((int)len, ap, bp, out);
       for (int i = 0; i < DT && m0 + i < m; ++i)
         for (int j = 0; j < DT && r0 + j < rows; ++j)
           c[(m0 + i) * ldc + r0 + j] += out[i][j];
