@@ -27,16 +27,6 @@
 /* Output points per work item (whole output rows, at least one). */
 #define PW_COLS 256
 
-/* One vector register of floats. */
-typedef float pw_vf
-    __attribute__((vector_size(DNNK_VLEN * sizeof(float)), aligned(4)));
-
-#if defined(__clang__) && DNNK_VLEN * 32 >= 512
-#define PW_WIDE __attribute__((min_vector_width(DNNK_VLEN * 32)))
-#else
-#define PW_WIDE
-#endif
-
 /* The output grid and its work items. */
 typedef struct pw_geom {
   int oh, ow;   /* output plane */
@@ -133,15 +123,15 @@ static void pack_a(const float *a, long ms, long qs, int m, int depth,
 
 /* c[i][0, NW) = bias[i] + (set) or += sum_q ap[q][i] * b[q][0, NW) for
  * i < rows; ap one packed sliver from its slice's first step. */
-PW_WIDE static void outer_tile(int depth, const float *ap, const float *b,
+CG_WIDE static void outer_tile(int depth, const float *ap, const float *b,
                                long ldb, float *c, long ldc, int rows, int set,
                                const float *bias) {
-  pw_vf acc[PW_MR][2];
+  cg_vf acc[PW_MR][2];
   for (int i = 0; i < PW_MR; ++i)
-    acc[i][0] = acc[i][1] = (pw_vf){0};
+    acc[i][0] = acc[i][1] = (cg_vf){0};
   for (int q = 0; q < depth; ++q) {
-    pw_vf b0 = *(const pw_vf *)(b + q * ldb);
-    pw_vf b1 = *(const pw_vf *)(b + q * ldb + DNNK_VLEN);
+    cg_vf b0 = *(const cg_vf *)(b + q * ldb);
+    cg_vf b1 = *(const cg_vf *)(b + q * ldb + DNNK_VLEN);
     for (int i = 0; i < PW_MR; ++i) {
       float a = ap[q * PW_MR + i];
       acc[i][0] += a * b0;
@@ -149,8 +139,8 @@ PW_WIDE static void outer_tile(int depth, const float *ap, const float *b,
     }
   }
   for (int i = 0; i < rows; ++i) {
-    pw_vf *d0 = (pw_vf *)(c + i * ldc),
-          *d1 = (pw_vf *)(c + i * ldc + DNNK_VLEN);
+    cg_vf *d0 = (cg_vf *)(c + i * ldc),
+          *d1 = (cg_vf *)(c + i * ldc + DNNK_VLEN);
     if (set) {
       float add = bias ? bias[i] : 0.0f;
       *d0 = acc[i][0] + add;
@@ -197,15 +187,15 @@ static void product(int m, int depth_all, int q0, int depth, const float *apk,
 }
 
 /* The strided points of x's channels [c0, c0 + cc), output rows [u0, u1) of
- * image b, as rows of ld floats (columns past the points zero up to ld). */
+ * image b, as rows of (u1 - u0) * ow floats. */
 CG_NO_CALLS static void gather(const dnnk_conv_desc *d, const pw_geom *g,
                                const float *x, int b, int c0, int cc, int u0,
-                               int u1, float *xs, long ld) {
+                               int u1, float *xs) {
   int sh = d->stride_h, sw = d->stride_w, ow = g->ow;
   long cols = (long)(u1 - u0) * ow;
   for (int q = 0; q < cc; ++q) {
     const float *plane = x + ((long)b * d->c + c0 + q) * d->h * d->w;
-    float *dst = xs + q * ld;
+    float *dst = xs + q * cols;
     for (int u = u0; u < u1; ++u) {
       const float *src = plane + (long)u * sh * d->w;
       float *o = dst + (long)(u - u0) * ow;
@@ -217,8 +207,6 @@ CG_NO_CALLS static void gather(const dnnk_conv_desc *d, const pw_geom *g,
           o[v] = src[v * sw];
       }
     }
-    for (long j = cols; j < ld; ++j)
-      dst[j] = 0.0f;
   }
 }
 
@@ -241,7 +229,7 @@ static void forward_item(const dnnk_conv_desc *d, const pw_geom *g,
   float *out = y + (long)b * d->k * plane + (long)u0 * g->ow;
   for (int q0 = 0; q0 < d->c; q0 += PW_DEPTH) {
     int dq = (int)min_l(PW_DEPTH, d->c - q0);
-    gather(d, g, x, b, q0, dq, u0, u1, xs, cols);
+    gather(d, g, x, b, q0, dq, u0, u1, xs);
     product(d->k, d->c, q0, dq, apk, xs, cols, cols, out, plane, q0 == 0, bias,
             tb);
   }

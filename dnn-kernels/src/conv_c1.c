@@ -19,16 +19,6 @@
 /* Output columns of a tile: two vectors. */
 #define C1_XW (2 * DNNK_VLEN)
 
-/* One vector register of floats. */
-typedef float c1_vf
-    __attribute__((vector_size(DNNK_VLEN * sizeof(float)), aligned(4)));
-
-#if defined(__clang__) && DNNK_VLEN * 32 >= 512
-#define C1_WIDE __attribute__((min_vector_width(DNNK_VLEN * 32)))
-#else
-#define C1_WIDE
-#endif
-
 int c1_applies(const dnnk_conv_desc *d, int layout) {
   return layout == DNNK_NCHW && d->c == 1 && d->stride_h == 1 &&
          d->stride_w == 1 && d->dil_h <= 1 && d->dil_w <= 1;
@@ -79,7 +69,7 @@ CG_NO_CALLS static void pad_planes(const dnnk_conv_desc *d, const float *dy,
 /* acc (C1_RB x C1_XW) = output rows [y0, y0 + rows), columns [x0, x0 + XW)
  * of the image's data gradient, from its padded planes pl. Each source row
  * is loaded once per tap column and used by every tile row it reaches. */
-C1_WIDE static void tile(const dnnk_conv_desc *d, int oh, const float *pl,
+CG_WIDE static void tile(const dnnk_conv_desc *d, int oh, const float *pl,
                          const float *wt, int y0, int rows, int x0,
                          float *acc_out) {
   long wp = padded_width(d), plane = (long)oh * wp;
@@ -87,9 +77,9 @@ C1_WIDE static void tile(const dnnk_conv_desc *d, int oh, const float *pl,
   int r_lo = y0 + d->pad_h - kh + 1, r_hi = y0 + rows - 1 + d->pad_h;
   r_lo = r_lo < 0 ? 0 : r_lo;
   r_hi = r_hi >= oh ? oh - 1 : r_hi;
-  c1_vf acc[C1_RB][2];
+  cg_vf acc[C1_RB][2];
   for (int rr = 0; rr < C1_RB; ++rr)
-    acc[rr][0] = acc[rr][1] = (c1_vf){0};
+    acc[rr][0] = acc[rr][1] = (cg_vf){0};
   for (int k = 0; k < d->k; ++k) {
     const float *pk = pl + k * plane + x0 + kw - 1;
     const float *wk = wt + (long)k * kh * kw;
@@ -101,8 +91,8 @@ C1_WIDE static void tile(const dnnk_conv_desc *d, int oh, const float *pl,
         wrow[rr] = rr < rows && i >= 0 && i < kh ? wk + i * kw : NULL;
       }
       for (int j = 0; j < kw; ++j) {
-        c1_vf v0 = *(const c1_vf *)(src - j);
-        c1_vf v1 = *(const c1_vf *)(src - j + DNNK_VLEN);
+        cg_vf v0 = *(const cg_vf *)(src - j);
+        cg_vf v1 = *(const cg_vf *)(src - j + DNNK_VLEN);
         for (int rr = 0; rr < C1_RB; ++rr)
           if (wrow[rr]) {
             acc[rr][0] += wrow[rr][j] * v0;
@@ -112,8 +102,8 @@ C1_WIDE static void tile(const dnnk_conv_desc *d, int oh, const float *pl,
     }
   }
   for (int rr = 0; rr < C1_RB; ++rr) {
-    *(c1_vf *)(acc_out + rr * C1_XW) = acc[rr][0];
-    *(c1_vf *)(acc_out + rr * C1_XW + DNNK_VLEN) = acc[rr][1];
+    *(cg_vf *)(acc_out + rr * C1_XW) = acc[rr][0];
+    *(cg_vf *)(acc_out + rr * C1_XW + DNNK_VLEN) = acc[rr][1];
   }
 }
 
@@ -147,8 +137,7 @@ void c1_backward_data(const dnnk_conv_desc *d, const float *dy, const float *wt,
     if (!ws)
       return;
   }
-  long t = min_l(min_l(max, (long)(ws_floats / slot)), d->n);
-  int threads = t < 1 ? 1 : (int)t;
+  int threads = cg_slot_threads(ws_floats, 0, slot, d->n);
 #pragma omp parallel num_threads(threads)
   {
     float *mine = ws + slot * omp_get_thread_num();

@@ -81,6 +81,18 @@ typedef struct cg_weights {
 typedef float cg_v8 __attribute__((vector_size(32), aligned(4)));
 /* Four floats. */
 typedef float cg_v4 __attribute__((vector_size(16), aligned(4)));
+/* One vector register of floats (DNNK_VLEN); aligned(4) allows unaligned
+ * access. */
+typedef float cg_vf
+    __attribute__((vector_size(DNNK_VLEN * sizeof(float)), aligned(4)));
+
+/* Keeps 512-bit generic vectors whole on AVX-512 in a kernel (see
+ * gemm_micro.c). */
+#if defined(__clang__) && DNNK_VLEN * 32 >= 512
+#define CG_WIDE __attribute__((min_vector_width(DNNK_VLEN * 32)))
+#else
+#define CG_WIDE
+#endif
 
 /* d[0, n) = s[0, n) for short n: whole vectors, then at most 3 scalars
  * (a vectorised loop would leave up to 15 to a scalar remainder). */

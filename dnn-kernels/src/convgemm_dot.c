@@ -17,29 +17,19 @@
 
 #if defined(__GNUC__) && !defined(DNNK_PLAIN_MICRO)
 
-/* One vector register of floats. */
-typedef float dot_vf
-    __attribute__((vector_size(DNNK_VLEN * sizeof(float)), aligned(4)));
-
-#if defined(__clang__) && DNNK_VLEN * 32 >= 512
-#define DOT_WIDE __attribute__((min_vector_width(DNNK_VLEN * 32)))
-#else
-#define DOT_WIDE
-#endif
-
 /* out[i][j] = dot(a[i], b[j]) over len floats (a multiple of VLEN). */
-DOT_WIDE static void dot_tile(int len, const float *const *a,
-                              const float *const *b, float out[DT][DT]) {
-  dot_vf acc[DT][DT];
+CG_WIDE static void dot_tile(int len, const float *const *a,
+                             const float *const *b, float out[DT][DT]) {
+  cg_vf acc[DT][DT];
   for (int i = 0; i < DT; ++i)
     for (int j = 0; j < DT; ++j)
-      acc[i][j] = (dot_vf){0};
+      acc[i][j] = (cg_vf){0};
   for (int q = 0; q < len; q += DNNK_VLEN) {
-    dot_vf av[DT], bv[DT];
+    cg_vf av[DT], bv[DT];
     for (int i = 0; i < DT; ++i)
-      av[i] = *(const dot_vf *)(a[i] + q);
+      av[i] = *(const cg_vf *)(a[i] + q);
     for (int j = 0; j < DT; ++j)
-      bv[j] = *(const dot_vf *)(b[j] + q);
+      bv[j] = *(const cg_vf *)(b[j] + q);
     for (int i = 0; i < DT; ++i)
       for (int j = 0; j < DT; ++j)
         acc[i][j] += av[i] * bv[j];

@@ -9,19 +9,8 @@
 
 #if defined(__GNUC__) && !defined(DNNK_PLAIN_MICRO)
 
-/* One vector register of floats. */
-typedef float cg_vf
-    __attribute__((vector_size(DNNK_VLEN * sizeof(float)), aligned(4)));
-
 /* Vectors per row of the tile. */
 #define CG_NV (DNNK_NR / DNNK_VLEN)
-
-/* Keeps 512-bit generic vectors whole on AVX-512 (see gemm_micro.c). */
-#if defined(__clang__) && DNNK_VLEN * 32 >= 512
-#define CG_WIDE __attribute__((min_vector_width(DNNK_VLEN * 32)))
-#else
-#define CG_WIDE
-#endif
 
 /* rows x NR product; rows is a constant at every call, so it unrolls. */
 CG_WIDE static inline __attribute__((always_inline)) void
@@ -116,8 +105,6 @@ CG_WIDE static void product_one_rows(int kc, const float *restrict ap,
 }
 
 #else
-
-#define CG_WIDE
 
 /* rows x NR product with B read in place, plain loops. */
 static inline void product_rows(const int rows, int kc,
