@@ -29,7 +29,7 @@ struct FusedCase {
 // layers (conv1x1.c): odd widths, one strided axis, more channels than a
 // depth slice, rows wider than a work item, a partial block of rows; and
 // one input channel (conv_c1.c): widths past a tile, padding above the
-// kernel's reach, a single image.
+// kernel's reach in either axis, a partial last row tile, a single image.
 std::vector<FusedCase> fused_cases() {
   // n, c, h, w, k, kh, kw, sh, sw, ph, pw, dh, dw
   std::vector<FusedCase> base = {
@@ -56,6 +56,11 @@ std::vector<FusedCase> fused_cases() {
       {"3x3_c1_k40_p0_w37", {2, 1, 9, 37, 40, 3, 3, 1, 1, 0, 0, 1, 1}, 0},
       {"5x3_c1_pad_above_kernel", {3, 1, 10, 7, 5, 5, 3, 1, 1, 3, 4, 1, 1}, 0},
       {"2x2_c1_n1", {1, 1, 6, 5, 3, 2, 2, 1, 1, 1, 1, 1, 1}, 0},
+      {"3x3_c1_pad_rows_past_kernel",
+       {2, 1, 7, 9, 4, 3, 3, 1, 1, 4, 1, 1, 1},
+       0},
+      {"5x5_c1_k3_tall", {2, 1, 23, 5, 3, 5, 5, 1, 1, 2, 2, 1, 1}, 0},
+      {"2x2_c1_pad_past_reach", {1, 1, 4, 5, 2, 2, 2, 1, 1, 5, 1, 1, 1}, 0},
   };
   std::vector<FusedCase> all;
   for (FusedCase c : base) {
