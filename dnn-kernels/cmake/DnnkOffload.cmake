@@ -9,6 +9,7 @@
 # Sources of the library, shared by the host and offload builds.
 set(DNNK_SOURCE_DIR ${CMAKE_CURRENT_LIST_DIR}/..)
 set(DNNK_SOURCES
+    ${DNNK_SOURCE_DIR}/src/alloc.c
     ${DNNK_SOURCE_DIR}/src/augment.c
     ${DNNK_SOURCE_DIR}/src/conv.c
     ${DNNK_SOURCE_DIR}/src/conv1x1.c

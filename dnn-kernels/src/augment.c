@@ -8,6 +8,7 @@
  * reductions. */
 #include <stdlib.h>
 
+#include "alloc.h"
 #include "dnnk.h"
 
 #pragma STDC FP_CONTRACT OFF
@@ -158,10 +159,9 @@ void dnnk_augment_batch(const dnnk_augment_params *p, const uint8_t *in,
   if (n <= 0 || c <= 0 || c > DNNK_AUG_MAX_CHANNELS)
     return;
   long in_size = (long)c * h * w, out_plane = (long)p->out_h * p->out_w;
-  aug_draw *draws = (aug_draw *)malloc(sizeof(aug_draw) * n);
-  if (!draws)
-    return;
-    /* Draws first, so the pixel loop can split images by channel. */
+  aug_draw *draws =
+      (aug_draw *)dnnk_alloc(sizeof(aug_draw) * n, "augment: draws");
+  /* Draws first, so the pixel loop can split images by channel. */
 #pragma omp parallel for schedule(static)
   for (int b = 0; b < n; ++b)
     draws[b] = draw_image(p, in + b * in_size, c, h, w, first_index + b);

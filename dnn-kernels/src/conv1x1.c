@@ -10,6 +10,7 @@
  * reduction of the weights' gradient. */
 #include <stdlib.h>
 
+#include "alloc.h"
 #include "conv1x1.h"
 #include "convgemm.h"
 #include "omp_compat.h"
@@ -90,20 +91,20 @@ typedef struct pw_pass {
   int threads;
 } pw_pass;
 
-/* Sets up a pass; 0 when no workspace could be had. */
-static int begin(const dnnk_conv_desc *d, float *ws, size_t ws_floats,
-                 pw_pass *p) {
+/* Sets up a pass. */
+static void begin(const dnnk_conv_desc *d, float *ws, size_t ws_floats,
+                  pw_pass *p) {
   p->g = geom(d);
   p->fixed = fixed_floats(d);
   p->slot = slot_floats(d);
   p->own = NULL;
   if (!ws || ws_floats < p->fixed + p->slot) {
     ws_floats = pw_workspace(d, omp_in_parallel() ? 1 : omp_get_max_threads());
-    ws = p->own = (float *)malloc(ws_floats * sizeof(float));
+    ws = p->own = (float *)dnnk_alloc(ws_floats * sizeof(float),
+                                      "pointwise convolution: workspace");
   }
   p->ws = ws;
   p->threads = cg_slot_threads(ws_floats, p->fixed, p->slot, p->g.items);
-  return ws != NULL;
 }
 
 /* Thread t's slot of the pass's workspace. */
@@ -238,8 +239,7 @@ static void forward_item(const dnnk_conv_desc *d, const pw_geom *g,
 void pw_forward(const dnnk_conv_desc *d, const float *x, const float *wt,
                 const float *bias, float *y, float *ws, size_t ws_floats) {
   pw_pass p;
-  if (!begin(d, ws, ws_floats, &p))
-    return;
+  begin(d, ws, ws_floats, &p);
   float *apk = align64(p.ws);
   pack_a(wt, d->c, 1, d->k, d->c, apk);
 #pragma omp parallel num_threads(p.threads)
@@ -309,8 +309,7 @@ static void data_item(const dnnk_conv_desc *d, const pw_geom *g,
 void pw_backward_data(const dnnk_conv_desc *d, const float *dy, const float *wt,
                       float *dx, float *ws, size_t ws_floats) {
   pw_pass p;
-  if (!begin(d, ws, ws_floats, &p))
-    return;
+  begin(d, ws, ws_floats, &p);
   float *apk = align64(p.ws);
   pack_a(wt, 1, d->c, d->c, d->k, apk); /* W^T: rows c, depth k */
 #pragma omp parallel num_threads(p.threads)
@@ -380,8 +379,7 @@ void pw_backward_weights(const dnnk_conv_desc *d, const float *x,
                          const float *dy, float *dwt, float *dbias, float *ws,
                          size_t ws_floats) {
   pw_pass p;
-  if (!begin(d, ws, ws_floats, &p))
-    return;
+  begin(d, ws, ws_floats, &p);
   long nw = (long)d->k * d->c;
 #pragma omp parallel num_threads(p.threads)
   {

@@ -8,6 +8,7 @@
  * source row serving every tile row it reaches. */
 #include <stdlib.h>
 
+#include "alloc.h"
 #include "conv_c1.h"
 #include "convgemm.h"
 #include "omp_compat.h"
@@ -167,9 +168,8 @@ void c1_backward_data(const dnnk_conv_desc *d, const float *dy, const float *wt,
   int max = omp_in_parallel() ? 1 : omp_get_max_threads();
   if (!ws || ws_floats < slot) {
     ws_floats = slot * (size_t)max;
-    ws = own = (float *)malloc(ws_floats * sizeof(float));
-    if (!ws)
-      return;
+    ws = own = (float *)dnnk_alloc(ws_floats * sizeof(float),
+                                   "one-channel data gradient: workspace");
   }
   int threads = cg_slot_threads(ws_floats, 0, slot, d->n);
   long planes = planes_floats(d);

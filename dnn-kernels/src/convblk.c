@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "convblk.h"
 #include "gemm_config.h"
 #include "omp_compat.h"
@@ -453,16 +454,15 @@ static float *take(float *ws, size_t ws_floats, size_t need, float **own) {
   *own = NULL;
   if (ws && ws_floats >= need)
     return bk_align(ws);
-  *own = (float *)malloc(need * sizeof(float));
-  return *own ? bk_align(*own) : NULL;
+  *own = (float *)dnnk_alloc(need * sizeof(float),
+                             "blocked convolution: workspace");
+  return bk_align(*own);
 }
 
 void bk_forward(const dnnk_conv_desc *d, const float *x, const float *wt,
                 const float *bias, float *y, float *ws, size_t ws_floats) {
   bk_shape s = shape_of(d);
   float *own, *wf = take(ws, ws_floats, bk_workspace(d, 1), &own);
-  if (!wf)
-    return;
   float *bf = wf + wfloats(&s);
   for (int i = 0; i < s.kbn * CB; ++i)
     bf[i] = bias && i < s.k ? bias[i] : 0.0f;
@@ -487,8 +487,6 @@ void bk_backward_data(const dnnk_conv_desc *d, const float *dy, const float *wt,
                       float *dx, float *ws, size_t ws_floats) {
   bk_shape s = shape_of(d);
   float *own, *wd = take(ws, ws_floats, bk_workspace(d, 1), &own);
-  if (!wd)
-    return;
   int groups = (s.cbn + 1) / 2;
   int cc = s.kbn == 1 ? s.k : CB;
 #pragma omp parallel
@@ -659,8 +657,6 @@ void bk_backward_weights(const dnnk_conv_desc *d, const float *x,
     threads = (size_t)threads < fit ? threads : (int)fit;
   }
   float *own, *base = take(ws, ws_floats, slot * threads + 32, &own);
-  if (!base)
-    return;
   long taps = (long)s.kh * s.kw, total = (long)s.k * s.c * taps;
   int cc = s.cbn == 1 ? s.c : CB;
 #pragma omp parallel num_threads(threads)

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "alloc.h"
 #include "convgemm.h"
 #include "omp_compat.h"
 
@@ -197,9 +198,8 @@ void cg_wide(const cg_gather *g, const cg_weights *w, int m,
   float *own = NULL;
   if (!ws || ws_floats < fixed + slot) {
     ws_floats = cg_wide_workspace(g, m, omp_get_max_threads());
-    ws = own = (float *)malloc(ws_floats * sizeof(float));
-    if (!ws)
-      return;
+    ws = own =
+        (float *)dnnk_alloc(ws_floats * sizeof(float), "convGemm: workspace");
   }
   int threads = cg_slot_threads(ws_floats, fixed, slot, nblocks);
   int mr = cg_tile_rows(m);

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "alloc.h"
 #include "convgemm.h"
 #include "omp_compat.h"
 
@@ -158,9 +159,8 @@ void cg_deep(const cg_gather *g, const cg_scatter *dy, int m, float *dw,
   size_t fixed = deep_fixed(g);
   if (!ws || ws_floats < fixed + slot) {
     ws_floats = cg_deep_workspace(g, m, omp_get_max_threads());
-    ws = own = (float *)malloc(ws_floats * sizeof(float));
-    if (!ws)
-      return;
+    ws = own = (float *)dnnk_alloc(ws_floats * sizeof(float),
+                                   "convGemm weights' gradient: workspace");
   }
   int max = omp_in_parallel() ? 1 : omp_get_max_threads();
   long fit = (long)((ws_floats - fixed) / slot);

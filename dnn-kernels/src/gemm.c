@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "alloc.h"
 #include "dnnk.h"
 #include "gemm_internal.h"
 #include "omp_compat.h"
@@ -63,9 +64,8 @@ static void gemm_blocked(int trans_a, int trans_b, int m, int n, int k,
   int nc_max = blocks(min_int(n, DNNK_NC), DNNK_NR) * DNNK_NR;
   long a_size = (long)mc_max * kc_max, b_size = (long)nc_max * kc_max;
   /* One allocation per call: packing buffers are shared by the threads. */
-  float *raw = (float *)malloc((size_t)(a_size + b_size + 32) * sizeof(float));
-  if (!raw)
-    return;
+  float *raw = (float *)dnnk_alloc(
+      (size_t)(a_size + b_size + 32) * sizeof(float), "sgemm: packing buffers");
   float *pack_a = align64(raw);
   float *pack_b = align64(pack_a + a_size);
   int first_mode = beta == 0.0f   ? DNNK_STORE_SET

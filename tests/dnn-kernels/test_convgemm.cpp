@@ -4,9 +4,12 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <omp.h>
 
 #include <random>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include "conv_golden.h"
 #include "dnnk.h"
@@ -361,3 +364,48 @@ TEST(Fused, GoldenHashOnEveryThreadCount) {
 }
 
 } // namespace
+
+// Caps the address space at what the process uses now plus extra bytes, so
+// that a larger allocation fails (for death tests: the cap stays).
+static void cap_address_space(size_t extra) {
+  long pages = 0;
+  if (FILE *f = std::fopen("/proc/self/statm", "r")) {
+    if (std::fscanf(f, "%ld", &pages) != 1)
+      pages = 0;
+    std::fclose(f);
+  }
+  rlimit r{};
+  r.rlim_cur = r.rlim_max = (rlim_t)pages * sysconf(_SC_PAGESIZE) + extra;
+  setrlimit(RLIMIT_AS, &r);
+}
+
+// A 512 x 4096 x 512 SGEMM on one thread with 1 MiB of address space to
+// spare: its packing buffers need 4.7 MiB.
+static void sgemm_under_cap() {
+  omp_set_num_threads(1); // no thread to start under the cap
+  std::vector<float> a(512 * 512), b(512 * 4096), c(512 * 4096);
+  cap_address_space(1 << 20);
+  dnnk_sgemm(0, 0, 512, 4096, 512, 1.0f, a.data(), 512, b.data(), 4096, 0.0f,
+             c.data(), 4096);
+}
+
+// A pass whose workspace cannot be allocated stops the program with the
+// pass's name instead of returning without writing its output: a
+// one-channel layer whose workspace is about 1 GiB, and a GEMM's packing
+// buffers (4.7 MiB), each over the cap.
+TEST(Fused, WorkspaceThatCannotBeAllocatedAbortsNamingThePass) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  float dummy[16] = {};
+  const dnnk_conv_desc c1 = {1, 1, 2048, 2048, 64, 5, 5, 1, 1, 2, 2, 1, 1};
+  EXPECT_DEATH(
+      {
+        cap_address_space(256 << 20);
+        dnnk_conv2d_backward_data_ex(&c1, DNNK_NCHW, dummy, dummy, dummy,
+                                     nullptr, 0);
+      },
+      "dnnk error: one-channel data gradient: workspace: cannot "
+      "allocate [0-9]+ bytes");
+  EXPECT_DEATH(
+      sgemm_under_cap(),
+      "dnnk error: sgemm: packing buffers: cannot allocate [0-9]+ bytes");
+}
