@@ -20,14 +20,6 @@
 /* Output columns of a tile: two vectors. */
 #define C1_XW (2 * DNNK_VLEN)
 
-/* clang 14 unrolls the tap loops of a 5x5 tile only in part, loading the
- * weights through the stack. */
-#if defined(__clang__)
-#define C1_UNROLL
-#else
-#define C1_UNROLL
-#endif
-
 int c1_applies(const dnnk_conv_desc *d, int layout) {
   return layout == DNNK_NCHW && d->c == 1 && d->stride_h == 1 &&
          d->stride_w == 1 && d->dil_h <= 1 && d->dil_w <= 1;
@@ -104,14 +96,11 @@ tile_taps(int kh, int kw, int k_count, long plane, long wp, const float *pl,
     const float *pk = pl + k * plane + kw - 1;
     const float *wk = wt + (long)k * kh * kw;
     /* Tap column by tap column: its kh weights stay in registers. */
-    C1_UNROLL
     for (int j = 0; j < kw; ++j) {
-      C1_UNROLL
       for (int s = 0; s < C1_RB + kh - 1; ++s) {
         const float *src = pk + s * wp - j;
         cg_vf v0 = *(const cg_vf *)src;
         cg_vf v1 = *(const cg_vf *)(src + DNNK_VLEN);
-        C1_UNROLL
         for (int rr = 0; rr < C1_RB; ++rr) {
           int i = rr + kh - 1 - s;
           if (i >= 0 && i < kh) {
