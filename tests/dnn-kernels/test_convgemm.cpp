@@ -363,11 +363,9 @@ TEST(Fused, GoldenHashOnEveryThreadCount) {
   omp_set_num_threads(keep);
 }
 
-} // namespace
-
 // Caps the address space at what the process uses now plus extra bytes, so
 // that a larger allocation fails (for death tests: the cap stays).
-static void cap_address_space(size_t extra) {
+void cap_address_space(size_t extra) {
   long pages = 0;
   if (FILE *f = std::fopen("/proc/self/statm", "r")) {
     if (std::fscanf(f, "%ld", &pages) != 1)
@@ -381,7 +379,7 @@ static void cap_address_space(size_t extra) {
 
 // A 512 x 4096 x 512 SGEMM on one thread with 1 MiB of address space to
 // spare: its packing buffers need 4.7 MiB.
-static void sgemm_under_cap() {
+void sgemm_under_cap() {
   omp_set_num_threads(1); // no thread to start under the cap
   std::vector<float> a(512 * 512), b(512 * 4096), c(512 * 4096);
   cap_address_space(1 << 20);
@@ -409,3 +407,5 @@ TEST(Fused, WorkspaceThatCannotBeAllocatedAbortsNamingThePass) {
       sgemm_under_cap(),
       "dnnk error: sgemm: packing buffers: cannot allocate [0-9]+ bytes");
 }
+
+} // namespace
