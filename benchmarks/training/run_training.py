@@ -164,15 +164,17 @@ def main():
                   + js("pytorch-2t"), 2)]
     t0 = time.monotonic()
     runs = {name: [] for name, _, _ in plan}
-    # host-1t and offload run back to back, in turns first, so that each
-    # repetition pairs them minutes of drift closer (the offload target).
-    units = [plan[:2]] + [[p] for p in plan[2:]]
+    # host-1t, offload and mpi run back to back, each first in turn, so that
+    # each repetition compares them minutes of drift closer (the offload
+    # targets are decided on these triples).
+    units = [plan[:3]] + [[p] for p in plan[3:]]
     for rep in range(a.reps):
         # Rotate the order so that drift hits every configuration alike.
         k = rep % len(units)
         order = []
         for u in units[k:] + units[:k]:
-            order += u[::-1] if len(u) > 1 and rep % 2 else u
+            j = rep % len(u)
+            order += u[j:] + u[:j]
         for name, cmd, n in order:
             r = run(name, cmd, with_threads(n), out)
             r["rep"] = rep + 1
