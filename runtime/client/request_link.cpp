@@ -81,9 +81,18 @@ Ticket RequestLink::sendLocked(const Header &H, Lane Via, const void *Data,
   if (!Sent)
     // Only failures need the ticket, and it is in Pending until then: the
     // id alone keeps this completion small enough not to allocate.
-    Wk.send(To, SendBuf, Data, Len, [this, Id = T->Id](const Status &S) {
+    Wk.send(To, SendBuf, Data, Len, [this, Via, Id = T->Id](const Status &S) {
       if (S.ok())
         return;
+      // A send that found its peer gone is the connection's loss, reported
+      // as one (with the supervisor's reason when it comes), whichever of
+      // the send and the endpoint's error UCX reports first.
+      transport::Peer P = Ends.peer(Via);
+      if (S.code() == ErrorCode::PeerLost &&
+          Ends.roleOf(P) != Endpoints::Role::Unknown) {
+        onPeerError(P, S);
+        return;
+      }
       if (Ticket *Failed = Pending.find(Id))
         completeOp(Ticket(*Failed), S); // already "send failed: ..."
     });

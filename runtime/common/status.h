@@ -26,6 +26,7 @@ enum class ErrorCode {
   Peer,        ///< a peer session could not be reached
   OtherIsa,    ///< the server runs another ISA than the client wants
   Unreachable, ///< no transport reaches the peer (UCX's "unreachable")
+  PeerLost,    ///< the peer reset the connection or stopped answering
   Busy,        ///< the server serves as many sessions as it may
   Auth,        ///< authentication failed or the user is not allowed
 };

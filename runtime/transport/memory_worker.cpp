@@ -67,7 +67,8 @@ void MemoryWorker::failEndpoint(Endpoint *E) {
   E->Failed = true;
   Later.push_back([this, E] {
     if (OnPeerError)
-      OnPeerError(E, Status::error("peer lost (in-memory network)"));
+      OnPeerError(E, Status::error(ErrorCode::PeerLost,
+                                   "peer lost (in-memory network)"));
   });
 }
 
@@ -153,7 +154,8 @@ void MemoryWorker::send(Peer To, const std::vector<uint8_t> &Ctrl,
     Later.push_back([this, Done] {
       --Pending;
       if (Done)
-        Done(Status::error("send failed: peer lost (in-memory network)"));
+        Done(Status::error(ErrorCode::PeerLost,
+                           "send failed: peer lost (in-memory network)"));
     });
     return;
   }

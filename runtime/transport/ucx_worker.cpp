@@ -26,7 +26,15 @@ namespace {
 constexpr size_t kSmallFrame = 256;
 
 ErrorCode codeOf(ucs_status_t S) {
-  return S == UCS_ERR_UNREACHABLE ? ErrorCode::Unreachable : ErrorCode::Generic;
+  switch (S) {
+  case UCS_ERR_UNREACHABLE:
+    return ErrorCode::Unreachable;
+  case UCS_ERR_CONNECTION_RESET:
+  case UCS_ERR_ENDPOINT_TIMEOUT:
+    return ErrorCode::PeerLost;
+  default:
+    return ErrorCode::Generic;
+  }
 }
 
 Status ucsError(const char *What, ucs_status_t S) {

@@ -138,6 +138,63 @@ private:
   std::thread Thread;
 };
 
+/// A worker whose sends fail, once Broken, the way UCX reports a send to a
+/// server that was killed: at once, with the peer's reset, before (or
+/// without) the endpoint's own error.
+class ResetOnSendWorker final : public transport::Worker {
+public:
+  ResetOnSendWorker(std::unique_ptr<transport::Worker> Inner,
+                    const std::atomic<bool> &Broken)
+      : Inner(std::move(Inner)), Broken(Broken) {
+    this->Inner->setHandler(
+        [this](const uint8_t *C, size_t L, const BulkData &D, Peer From) {
+          return Handler(C, L, D, From);
+        });
+    this->Inner->setPeerErrorHandler(
+        [this](Peer P, const Status &S) { OnPeerError(P, S); });
+  }
+  Expected<uint16_t> listen(const transport::SockAddress &A,
+                            std::function<void(Peer)> OnAccept) override {
+    return Inner->listen(A, std::move(OnAccept));
+  }
+  Expected<Peer> connect(const transport::SockAddress &A) override {
+    return Inner->connect(A);
+  }
+  Expected<Peer> connectToWorker(const std::vector<uint8_t> &A,
+                                 bool Detect) override {
+    return Inner->connectToWorker(A, Detect);
+  }
+  std::vector<uint8_t> address() const override { return Inner->address(); }
+  void closePeer(Peer P) override { Inner->closePeer(P); }
+  std::string describe(Peer P) const override { return Inner->describe(P); }
+  bool trySend(Peer To, const void *C, size_t CL, const void *D, size_t L,
+               bool NeedsAnswer) override {
+    return !Broken && Inner->trySend(To, C, CL, D, L, NeedsAnswer);
+  }
+  void send(Peer To, const std::vector<uint8_t> &C, const void *D, size_t L,
+            transport::Completion Done, bool NeedsAnswer) override {
+    if (!Broken)
+      return Inner->send(To, C, D, L, std::move(Done), NeedsAnswer);
+    if (Done)
+      Done(Status::error(ErrorCode::PeerLost,
+                         "send failed: Connection reset by remote peer"));
+  }
+  void receive(const BulkData &D, void *Dst,
+               transport::Completion Done) override {
+    Inner->receive(D, Dst, std::move(Done));
+  }
+  void release(const BulkData &D) override { Inner->release(D); }
+  unsigned progress() override { return Inner->progress(); }
+  void wait(int TimeoutMs) override { Inner->wait(TimeoutMs); }
+  void signal() override { Inner->signal(); }
+  bool arm() override { return Inner->arm(); }
+  int eventFd() const override { return Inner->eventFd(); }
+
+private:
+  std::unique_ptr<transport::Worker> Inner;
+  const std::atomic<bool> &Broken;
+};
+
 class ConnectionTest : public ::testing::Test {
 protected:
   transport::MemoryNetwork Net;
@@ -225,6 +282,24 @@ TEST_F(ConnectionTest, ALostSessionFailsItsRequests) {
   Status S = (*C)->wait(T);
   EXPECT_FALSE(S.ok());
   EXPECT_LT(std::chrono::steady_clock::now() - T0, std::chrono::seconds(5));
+  EXPECT_FALSE((*C)->alive());
+}
+
+TEST_F(ConnectionTest, ASendThatFindsThePeerResetIsALostConnection) {
+  Cfg.ResponseTimeout = 1; // how long a live supervisor may take to explain
+  std::atomic<bool> Broken{false};
+  Make = [this, &Broken](const std::string &) {
+    return Expected<std::unique_ptr<transport::Worker>>(
+        std::make_unique<ResetOnSendWorker>(Net.create(), Broken));
+  };
+  auto C = open();
+  ASSERT_TRUE(static_cast<bool>(C)) << C.status().message();
+  Broken = true;
+  auto T0 = std::chrono::steady_clock::now();
+  Status S = (*C)->wait((*C)->alloc(8, 0));
+  EXPECT_LT(std::chrono::steady_clock::now() - T0, std::chrono::seconds(5));
+  EXPECT_EQ(S.message(),
+            "connection lost: send failed: Connection reset by remote peer");
   EXPECT_FALSE((*C)->alive());
 }
 
