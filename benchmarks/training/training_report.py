@@ -4,6 +4,7 @@ epoch), training.json (everything) and the plots."""
 import csv
 import json
 import os
+import statistics
 
 WAYS = {
     "host-1t": "host only, 1 thread (augmentation and validation on the host)",
@@ -73,24 +74,20 @@ def saved_share(h, o):
     return (h["epoch_s"] - o["epoch_s"]) / av if av else 0.0
 
 
+def per_repetition(runs, a, b, f):
+    """f(a's summary, b's summary) of each repetition that has both (they
+    run back to back)."""
+    return [f(v[a], v[b]) for _, v in sorted(by_repetition(runs).items()) if a in v and b in v]
+
+
 def paired_shares(runs):
-    """saved_share of each repetition's host-1t and offload runs (run back to
-    back)."""
-    byrep = by_repetition(runs)
-    return [saved_share(v["host-1t"], v["offload"]) for _, v in sorted(byrep.items())
-            if "host-1t" in v and "offload" in v]
+    """saved_share of each repetition's host-1t and offload runs."""
+    return per_repetition(runs, "host-1t", "offload", saved_share)
 
 
 def paired_ratios(runs):
-    """offload / mpi epoch time of each repetition (run back to back)."""
-    byrep = by_repetition(runs)
-    return [v["offload"]["epoch_s"] / v["mpi"]["epoch_s"] for _, v in sorted(byrep.items())
-            if "offload" in v and "mpi" in v]
-
-
-def median(v):
-    """The median (the lower one of an even count)."""
-    return sorted(v)[(len(v) - 1) // 2]
+    """offload / mpi epoch time of each repetition."""
+    return per_repetition(runs, "offload", "mpi", lambda o, m: o["epoch_s"] / m["epoch_s"])
 
 
 def paired(runs):
@@ -135,7 +132,7 @@ def targets(s, full, load, shares=None, ratios=None):
                 f"(saved {h['epoch_s'] - o['epoch_s']:.2f} s of {av:.2f} s offloadable, "
                 f"{100 * saved_share(h, o):.0f}%)")
         if shares and len(shares) >= 3:
-            med = median(shares)
+            med = statistics.median_low(shares)
             ok = med >= 0.8
             line += (f"; paired, each repetition's host-only and offload runs back to back: median saved "
                      f"{100 * med:.0f}% ({', '.join(f'{100 * x:.0f}%' for x in shares)})")
@@ -152,7 +149,7 @@ def targets(s, full, load, shares=None, ratios=None):
         r = o["epoch_s"] / m["epoch_s"]
         line = f"- Offload / MPI-rank-on-DPU epoch time: {r:.3f} (target at most 1.0)"
         if ratios and len(ratios) >= 3:
-            r = median(ratios)
+            r = statistics.median_low(ratios)
             line += (f"; paired, each repetition's offload and MPI runs back to back: median {r:.3f} "
                      f"({', '.join(f'{x:.3f}' for x in ratios)})")
         out.append(line + f": **{'met' if r <= 1.0 else 'missed'}**.")

@@ -80,7 +80,7 @@ Ticket RequestLink::sendLocked(const Header &H, Lane Via, const void *Data,
   Pending.add(T);
   if (!Sent)
     // Only failures need the ticket, and it is in Pending until then: the
-    // id alone keeps this completion small enough not to allocate.
+    // id and the lane keep this completion small enough not to allocate.
     Wk.send(To, SendBuf, Data, Len, [this, Via, Id = T->Id](const Status &S) {
       if (S.ok())
         return;
