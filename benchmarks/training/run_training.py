@@ -145,14 +145,19 @@ def main():
     def js(name):
         return ["--json", os.path.join(out, f"{name}.json")]
 
+    # The regions' helper threads share the training thread's core: a wait
+    # that busy-polls before sleeping (OMPDPU_SPIN_US, 50 us by default)
+    # takes it from the training, as MPI's polling would without
+    # mpi_yield_when_idle.
+    no_spin = ["env", "OMPDPU_SPIN_US=0"]
     plan = [
         ("host-1t", ["taskset", "-c", host_cores, train, "--way", "host"] + common + js("host-1t"), 1),
-        ("offload", [ompdpu, "run", "--emulate", "1", "--pin", "--cores-per-dpu", "1", "--",
-                     train, "--way", "offload"] + common + js("offload"), 1),
+        ("offload", [ompdpu, "run", "--emulate", "1", "--pin", "--cores-per-dpu", "1", "--"] + no_spin
+         + [train, "--way", "offload"] + common + js("offload"), 1),
         ("mpi", MPIRUN + ["-np", "1", "taskset", "-c", host_cores, train, "--way", "mpi"] + common + js("mpi")
          + [":", "-np", "1", "taskset", "-c", dpu_core, train, "--way", "mpi", "--role", "dpu"] + common, 1),
-        ("worker", [ompdpu, "run", "--emulate", "1", "--pin", "--cores-per-dpu", "1", "--",
-                    train, "--way", "worker"] + common + js("worker"), 1),
+        ("worker", [ompdpu, "run", "--emulate", "1", "--pin", "--cores-per-dpu", "1", "--"] + no_spin
+         + [train, "--way", "worker"] + common + js("worker"), 1),
         ("host-2t", ["taskset", "-c", both, train, "--way", "host"] + common + js("host-2t"), 2),
     ]
     if not a.no_pytorch and not notes:
