@@ -15,6 +15,8 @@ struct GemmSummary {
 
 // dnnk_sgemm against OpenBLAS and BLIS.
 GemmSummary run_gemm(const Options &opt, Report &report);
+// Square dnnk_sgemm against OpenBLAS, warm and paired round by round.
+void run_square_paired(const Options &opt, Report &report);
 // Convolution passes against oneDNN.
 void run_conv(const Options &opt, Report &report);
 // Augmentation throughput against memcpy.

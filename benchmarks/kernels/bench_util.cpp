@@ -9,8 +9,6 @@
 
 namespace bench {
 
-static double median(std::vector<double> t);
-
 double median_seconds(const std::function<void()> &f, int reps,
                       double min_seconds) {
   using clock = std::chrono::steady_clock;
@@ -26,11 +24,10 @@ double median_seconds(const std::function<void()> &f, int reps,
     if (t.size() >= 1000)
       break;
   }
-  return median(t);
+  return median_of(t);
 }
 
-// Median of a vector of times.
-static double median(std::vector<double> t) {
+double median_of(std::vector<double> t) {
   std::sort(t.begin(), t.end());
   size_t n = t.size();
   return n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
@@ -61,8 +58,38 @@ median_interleaved(const std::vector<std::function<void()>> &fs, int reps,
   }
   std::vector<double> med;
   for (auto &v : t)
-    med.push_back(median(v));
+    med.push_back(median_of(v));
   return med;
+}
+
+std::vector<std::pair<double, double>>
+paired_rounds(const std::function<void()> &first,
+              const std::function<void()> &second, int rounds, int calls) {
+  using clock = std::chrono::steady_clock;
+  auto timed = [calls](const std::function<void()> &f) {
+    settle();
+    f(); // warm: caches, packing buffers, thread pool awake
+    std::vector<double> t;
+    for (int i = 0; i < calls; ++i) {
+      auto t0 = clock::now();
+      f();
+      t.push_back(std::chrono::duration<double>(clock::now() - t0).count());
+    }
+    return median_of(t);
+  };
+  std::vector<std::pair<double, double>> out;
+  for (int r = 0; r < rounds; ++r) {
+    std::pair<double, double> p;
+    if (r % 2 == 0) {
+      p.first = timed(first);
+      p.second = timed(second);
+    } else {
+      p.second = timed(second);
+      p.first = timed(first);
+    }
+    out.push_back(p);
+  }
+  return out;
 }
 
 void settle() {

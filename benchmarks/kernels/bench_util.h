@@ -29,6 +29,18 @@ std::vector<double>
 median_interleaved(const std::vector<std::function<void()>> &fs, int reps,
                    double min_seconds);
 
+// Two functions timed warm and paired: per round, each runs `calls` times in
+// a row after settle() and one untimed call, the order alternating from
+// round to round. Returns each round's pair of medians (s), {first, second}:
+// drift between rounds hits both alike, so their ratio is steadier than one
+// of cold, interleaved single calls.
+std::vector<std::pair<double, double>>
+paired_rounds(const std::function<void()> &first,
+              const std::function<void()> &second, int rounds, int calls);
+
+// Median of a vector of values.
+double median_of(std::vector<double> v);
+
 // Lets the other runtimes' spinning worker threads go to sleep before the
 // next library is timed: on 2 cores a spinning pool halves the next one.
 void settle();
