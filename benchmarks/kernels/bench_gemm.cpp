@@ -37,7 +37,8 @@ void run_square_paired(const Options &opt, Report &report) {
     if (g.name.rfind("square", 0) != 0)
       continue;
     int n = g.m;
-    std::vector<float> a((size_t)n * n), b(a.size()), c(a.size());
+    std::vector<float> a((size_t)n * n), b(a.size()), c(a.size()),
+        c_ref(a.size());
     for (auto &v : a)
       v = dist(gen);
     for (auto &v : b)
@@ -48,7 +49,7 @@ void run_square_paired(const Options &opt, Report &report) {
     };
     auto openblas = [&] {
       cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f,
-                  a.data(), n, b.data(), n, 0.0f, c.data(), n);
+                  a.data(), n, b.data(), n, 0.0f, c_ref.data(), n);
     };
     // Each timed run lasts about 20 ms (3 calls at least): long enough for
     // the core to be back at full clock after settle().
@@ -61,6 +62,8 @@ void run_square_paired(const Options &opt, Report &report) {
       to.push_back(r.second);
       ratio.push_back(r.second / r.first);
     }
+    if (max_rel(c, c_ref) > 1e-3)
+      std::fprintf(stderr, "warning: square %d: dnnk and OpenBLAS differ\n", n);
     double flops = 2.0 * n * n * (double)n;
     double med = median_of(ratio);
     report.add(std::to_string(n),

@@ -79,13 +79,13 @@ int main(int argc, char **argv) {
       usage(argv[0], 2);
   }
 
-  // OpenBLAS and libgomp read their variables when they are loaded, before
-  // main: the process starts again with them set (OpenBLAS's pool had spun
-  // for about 0.1 s after each call and halved dnnk's next 2-thread runs).
-  // The OMP_* ones stay unset for that start: libgomp would bind this
-  // thread to the first place, and libomp would then see one CPU.
+  // OpenBLAS reads its variables when it is loaded, before main: the
+  // process starts again with its timeout set (OpenBLAS's pool had spun for
+  // about 0.1 s after each call and halved dnnk's next 2-thread runs). The
+  // OMP_* ones stay unset for that start: libgomp would bind this thread to
+  // the first place, and libomp would then see one CPU. libgomp's own spin
+  // (oneDNN, BLIS) is left at its default, a few ms, within settle().
   if (!getenv("DNNK_BENCH_RESTARTED")) {
-    default_env("GOMP_SPINCOUNT", "10000");
     default_env("OPENBLAS_THREAD_TIMEOUT", "20"); // 2^20 cycles, < 1 ms
     setenv("DNNK_BENCH_RESTARTED", "1", 1);
     execv("/proc/self/exe", argv);

@@ -93,8 +93,8 @@ paired_rounds(const std::function<void()> &first,
 }
 
 void settle() {
-  // Longer than KMP_BLOCKTIME (10 ms), OpenBLAS's thread timeout (< 1 ms)
-  // and libgomp's spin count, all set in main.
+  // Longer than KMP_BLOCKTIME (10 ms) and OpenBLAS's thread timeout
+  // (< 1 ms), both set in main, and libgomp's default spin (a few ms).
   std::this_thread::sleep_for(std::chrono::milliseconds(15));
 }
 
