@@ -22,6 +22,11 @@ static double max_rel(const std::vector<float> &a,
   return m;
 }
 
+// Whether a benchmark shape is one of the square sizes.
+static bool is_square(const GemmShape &g) {
+  return g.name.rfind("square", 0) == 0;
+}
+
 // The square sizes again, warm and paired round by round (paired_rounds):
 // the figure the square-SGEMM target is read from, steadier than the cold
 // single calls of the table above.
@@ -34,7 +39,7 @@ void run_square_paired(const Options &opt, Report &report) {
   std::uniform_real_distribution<float> dist(-1, 1);
   std::vector<int> below, sizes;
   for (const GemmShape &g : gemm_shapes(opt.quick)) {
-    if (g.name.rfind("square", 0) != 0)
+    if (!is_square(g))
       continue;
     int n = g.m;
     std::vector<float> a((size_t)n * n), b(a.size()), c(a.size()),
@@ -75,17 +80,10 @@ void run_square_paired(const Options &opt, Report &report) {
       below.push_back(n);
   }
   std::printf("\nSquare SGEMM target (dnnk/OpenBLAS at least 1.0, paired): ");
-  if (below.empty()) {
-    std::printf("met at every size run:");
-    for (int n : sizes)
-      std::printf(" %d", n);
-    std::printf("\n");
-  } else {
-    std::printf("missed at");
-    for (int n : below)
-      std::printf(" %d", n);
-    std::printf("\n");
-  }
+  std::printf(below.empty() ? "met at every size run:" : "missed at");
+  for (int n : below.empty() ? sizes : below)
+    std::printf(" %d", n);
+  std::printf("\n");
 }
 
 GemmSummary run_gemm(const Options &opt, Report &report) {
@@ -137,7 +135,7 @@ GemmSummary run_gemm(const Options &opt, Report &report) {
     double gd = flops / t_dnnk * 1e-9, go = flops / t_ob * 1e-9;
     double gb = flops / t_blis * 1e-9;
     report.add(name, {gd, go, gb, gd / go, gd / gb});
-    if (g.name.rfind("square", 0) != 0) {
+    if (!is_square(g)) {
       log_ratio += std::log(gd / go);
       ++conv_cases;
       sum.min_conv_ratio = std::min(sum.min_conv_ratio, gd / go);

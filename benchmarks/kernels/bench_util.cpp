@@ -65,17 +65,9 @@ median_interleaved(const std::vector<std::function<void()>> &fs, int reps,
 std::vector<std::pair<double, double>>
 paired_rounds(const std::function<void()> &first,
               const std::function<void()> &second, int rounds, int calls) {
-  using clock = std::chrono::steady_clock;
   auto timed = [calls](const std::function<void()> &f) {
     settle();
-    f(); // warm: caches, packing buffers, thread pool awake
-    std::vector<double> t;
-    for (int i = 0; i < calls; ++i) {
-      auto t0 = clock::now();
-      f();
-      t.push_back(std::chrono::duration<double>(clock::now() - t0).count());
-    }
-    return median_of(t);
+    return median_seconds(f, calls, 0.0);
   };
   std::vector<std::pair<double, double>> out;
   for (int r = 0; r < rounds; ++r) {
