@@ -55,6 +55,93 @@ static inline float *align64(float *p) {
   return (float *)(((uintptr_t)p + 63) & ~(uintptr_t)63);
 }
 
+/* Tile (ir, jr) of an mc x nc block of C from its packed A block (pa) and
+ * B panel (pb). A last column sliver one vector wide or less goes to the
+ * narrow kernel in groups of NARROW_SLIVERS row slivers, run by whoever has
+ * the group's first tile; the rest of the group then returns at once. */
+static void block_tile(int kc, const float *pa, const float *pb, float *c,
+                       int ldc, int mc, int nc, int ir, int jr, int mode,
+                       float beta) {
+  int i0 = ir * DNNK_MR, j0 = jr * DNNK_NR, nr = min_int(DNNK_NR, nc - j0);
+  if (DNNK_NARROW_SLIVERS > 1 && nr <= DNNK_VLEN &&
+      blocks(mc, DNNK_MR) - ir + ir % DNNK_NARROW_SLIVERS >=
+          DNNK_NARROW_SLIVERS) {
+    if (ir % DNNK_NARROW_SLIVERS == 0)
+      dnnk_gemm_micro_narrow(kc, pa + (long)i0 * kc, (long)DNNK_MR * kc,
+                             pb + (long)j0 * kc, c + (long)i0 * ldc + j0, ldc,
+                             min_int(DNNK_NARROW_SLIVERS * DNNK_MR, mc - i0),
+                             nr, mode, beta);
+    return;
+  }
+  dnnk_gemm_micro(kc, pa + (long)i0 * kc, pb + (long)j0 * kc,
+                  c + (long)i0 * ldc + j0, ldc, min_int(DNNK_MR, mc - i0), nr,
+                  mode, beta);
+}
+
+/* Waits for the team, if there is one. */
+static inline void team_barrier(int nt) {
+  if (nt > 1) {
+#pragma omp barrier
+  }
+}
+
+/* [*lo, *hi): thread tid's contiguous share of count iterations. */
+static inline void share(int count, int tid, int nt, int *lo, int *hi) {
+  *lo = (int)((long)count * tid / nt);
+  *hi = (int)((long)count * (tid + 1) / nt);
+}
+
+/* Thread tid of nt's part of the blocked loops, sharing the packing buffers.
+ * The iterations are split by hand rather than with worksharing constructs:
+ * with one thread these loops then make no OpenMP runtime calls (libomp's
+ * static-loop set-up formats a debug string each time). */
+static void blocked_loops(int trans_a, int trans_b, int m, int n, int k,
+                          float alpha, const float *a, int lda, const float *b,
+                          int ldb, float beta, float *c, int ldc, float *pack_a,
+                          float *pack_b, int tid, int nt) {
+  int first_mode = beta == 0.0f   ? DNNK_STORE_SET
+                   : beta == 1.0f ? DNNK_STORE_ADD
+                                  : DNNK_STORE_SCALE;
+  int lo, hi;
+  for (int jc = 0; jc < n; jc += DNNK_NC) {
+    int nc = min_int(DNNK_NC, n - jc);
+    int n_slivers = blocks(nc, DNNK_NR);
+    for (int pc = 0; pc < k; pc += DNNK_KC) {
+      int kc = min_int(DNNK_KC, k - pc);
+      int mode = pc == 0 ? first_mode : DNNK_STORE_ADD;
+      const float *b_src =
+          trans_b ? b + (long)jc * ldb + pc : b + (long)pc * ldb + jc;
+      /* (the previous panel's tiles are done: the barrier ending them) */
+      share(n_slivers, tid, nt, &lo, &hi);
+      if (hi > lo)
+        dnnk_gemm_pack_b(trans_b, kc, nc, lo, hi - lo, b_src, ldb, pack_b);
+      team_barrier(nt);
+      for (int ic = 0; ic < m; ic += DNNK_MC) {
+        int mc = min_int(DNNK_MC, m - ic);
+        int m_slivers = blocks(mc, DNNK_MR);
+        share(m_slivers, tid, nt, &lo, &hi);
+        for (int s = lo; s < hi; ++s) {
+          int i0 = ic + s * DNNK_MR;
+          const float *a_src =
+              trans_a ? a + (long)pc * lda + i0 : a + (long)i0 * lda + pc;
+          dnnk_gemm_pack_a(trans_a, min_int(DNNK_MR, m - i0), kc, alpha, a_src,
+                           lda, pack_a + (long)s * DNNK_MR * kc);
+        }
+        team_barrier(nt);
+        /* jr outer: each thread keeps its few B slivers hot in L1 while the
+         * A block is read from L2. */
+        share(n_slivers * m_slivers, tid, nt, &lo, &hi);
+        for (int t = lo; t < hi; ++t) {
+          block_tile(kc, pack_a, pack_b, c + (long)ic * ldc + jc, ldc, mc, nc,
+                     t % m_slivers, t / m_slivers, mode, beta);
+        }
+        /* The A block and B panel are reused only when every tile is done. */
+        team_barrier(nt);
+      }
+    }
+  }
+}
+
 /* The blocked GEMM proper (k > 0); parallel says whether it may fork. */
 static void gemm_blocked(int trans_a, int trans_b, int m, int n, int k,
                          float alpha, const float *a, int lda, const float *b,
@@ -68,47 +155,25 @@ static void gemm_blocked(int trans_a, int trans_b, int m, int n, int k,
       (size_t)(a_size + b_size + 32) * sizeof(float), "sgemm: packing buffers");
   float *pack_a = align64(raw);
   float *pack_b = align64(pack_a + a_size);
-  int first_mode = beta == 0.0f   ? DNNK_STORE_SET
-                   : beta == 1.0f ? DNNK_STORE_ADD
-                                  : DNNK_STORE_SCALE;
-#pragma omp parallel if (parallel)
-  for (int jc = 0; jc < n; jc += DNNK_NC) {
-    int nc = min_int(DNNK_NC, n - jc);
-    int n_slivers = blocks(nc, DNNK_NR);
-    for (int pc = 0; pc < k; pc += DNNK_KC) {
-      int kc = min_int(DNNK_KC, k - pc);
-      int mode = pc == 0 ? first_mode : DNNK_STORE_ADD;
-      const float *b_src =
-          trans_b ? b + (long)jc * ldb + pc : b + (long)pc * ldb + jc;
-#pragma omp for schedule(static)
-      for (int t = 0; t < n_slivers; ++t)
-        dnnk_gemm_pack_b(trans_b, kc, nc, t, 1, b_src, ldb, pack_b);
-      for (int ic = 0; ic < m; ic += DNNK_MC) {
-        int mc = min_int(DNNK_MC, m - ic);
-        int m_slivers = blocks(mc, DNNK_MR);
-#pragma omp for schedule(static)
-        for (int s = 0; s < m_slivers; ++s) {
-          int i0 = ic + s * DNNK_MR;
-          const float *a_src =
-              trans_a ? a + (long)pc * lda + i0 : a + (long)i0 * lda + pc;
-          dnnk_gemm_pack_a(trans_a, min_int(DNNK_MR, m - i0), kc, alpha, a_src,
-                           lda, pack_a + (long)s * DNNK_MR * kc);
-        }
-        /* jr outer: each thread keeps its few B slivers hot in L1 while the
-         * A block is read from L2. */
-#pragma omp for collapse(2) schedule(static)
-        for (int jr = 0; jr < n_slivers; ++jr)
-          for (int ir = 0; ir < m_slivers; ++ir) {
-            int i0 = ir * DNNK_MR, j0 = jr * DNNK_NR;
-            dnnk_gemm_micro(kc, pack_a + (long)i0 * kc, pack_b + (long)j0 * kc,
-                            c + (long)(ic + i0) * ldc + jc + j0, ldc,
-                            min_int(DNNK_MR, mc - i0),
-                            min_int(DNNK_NR, nc - j0), mode, beta);
-          }
-      }
-    }
+  if (parallel) {
+#pragma omp parallel
+    blocked_loops(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c,
+                  ldc, pack_a, pack_b, omp_get_thread_num(),
+                  omp_get_num_threads());
+  } else {
+    blocked_loops(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c,
+                  ldc, pack_a, pack_b, 0, 1);
   }
   free(raw);
+}
+
+/* Claims the next item of a loop the threads share dynamically (libomp's
+ * dynamic schedule formats a debug string for every chunk). */
+static inline int claim(int *counter) {
+  int item;
+#pragma omp atomic capture
+  item = (*counter)++;
+  return item;
 }
 
 /* The parallel GEMM for C with many rows (square and long-m shapes): the
@@ -123,14 +188,23 @@ static void gemm_rows(int trans_a, int trans_b, int m, int n, int k,
                       float alpha, const float *a, int lda, const float *b,
                       int ldb, float beta, float *c, int ldc, int threads) {
   int kc_max = min_int(k, DNNK_KC);
-  /* Row blocks: at most MC, at least two per thread. */
-  int mb = blocks(blocks(m, 2 * threads), DNNK_MR) * DNNK_MR;
-  mb = min_int(mb, DNNK_MC);
+  /* Row blocks: at most MC, at least two per thread, and a multiple of the
+   * threads in number, of equal height (blocks of MC and a short last one
+   * left one thread idle for up to a block per panel: 0.93x at 1024). */
+  int row_blocks = blocks(blocks(m, DNNK_MC), threads) * threads;
+  if (row_blocks < 2 * threads)
+    row_blocks = 2 * threads;
+  int mb = blocks(blocks(m, row_blocks), DNNK_MR) * DNNK_MR;
   int nc_max = blocks(min_int(n, DNNK_NC), DNNK_NR) * DNNK_NR;
   long a_size = (long)mb * kc_max + 16, b_size = (long)nc_max * kc_max + 16;
   float *raw = (float *)malloc((size_t)(a_size * threads + 2 * b_size + 16) *
                                sizeof(float));
-  if (!raw) {
+  /* Two work counters per panel: its B slivers and its row blocks. */
+  int *counters = (int *)calloc(
+      2 * (size_t)blocks(n, DNNK_NC) * blocks(k, DNNK_KC), sizeof(int));
+  if (!raw || !counters) {
+    free(raw);
+    free(counters);
     gemm_blocked(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc,
                  1);
     return;
@@ -138,7 +212,7 @@ static void gemm_rows(int trans_a, int trans_b, int m, int n, int k,
   int first_mode = beta == 0.0f   ? DNNK_STORE_SET
                    : beta == 1.0f ? DNNK_STORE_ADD
                                   : DNNK_STORE_SCALE;
-  int row_blocks = blocks(m, mb);
+  row_blocks = blocks(m, mb);
 #pragma omp parallel num_threads(threads)
   {
     float *pack_a = align64(raw + (long)omp_get_thread_num() * a_size);
@@ -153,30 +227,24 @@ static void gemm_rows(int trans_a, int trans_b, int m, int n, int k,
             align64(raw + (long)threads * a_size + (panel & 1) * b_size);
         const float *b_src =
             trans_b ? b + (long)jc * ldb + pc : b + (long)pc * ldb + jc;
-#pragma omp for schedule(dynamic, 2)
-        for (int t = 0; t < n_slivers; ++t)
+        for (int t; (t = claim(&counters[2 * panel])) < n_slivers;)
           dnnk_gemm_pack_b(trans_b, kc, nc, t, 1, b_src, ldb, pack_b);
-          /* (the implicit barrier: the panel is complete) */
-#pragma omp for schedule(dynamic, 1) nowait
-        for (int rb = 0; rb < row_blocks; ++rb) {
+#pragma omp barrier
+        for (int rb; (rb = claim(&counters[2 * panel + 1])) < row_blocks;) {
           int ic = rb * mb, mc = min_int(mb, m - ic);
           const float *a_src =
               trans_a ? a + (long)pc * lda + ic : a + (long)ic * lda + pc;
           dnnk_gemm_pack_a(trans_a, mc, kc, alpha, a_src, lda, pack_a);
           int m_slivers = blocks(mc, DNNK_MR);
           for (int jr = 0; jr < n_slivers; ++jr)
-            for (int ir = 0; ir < m_slivers; ++ir) {
-              int i0 = ir * DNNK_MR, j0 = jr * DNNK_NR;
-              dnnk_gemm_micro(kc, pack_a + (long)i0 * kc,
-                              pack_b + (long)j0 * kc,
-                              c + (long)(ic + i0) * ldc + jc + j0, ldc,
-                              min_int(DNNK_MR, mc - i0),
-                              min_int(DNNK_NR, nc - j0), mode, beta);
-            }
+            for (int ir = 0; ir < m_slivers; ++ir)
+              block_tile(kc, pack_a, pack_b, c + (long)ic * ldc + jc, ldc, mc,
+                         nc, ir, jr, mode, beta);
         }
       }
     }
   }
+  free(counters);
   free(raw);
 }
 
@@ -250,7 +318,7 @@ void dnnk_sgemm(int trans_a, int trans_b, int m, int n, int k, float alpha,
               threads);
   else
     gemm_blocked(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc,
-                 parallel);
+                 threads > 1);
 }
 
 #pragma omp end declare target

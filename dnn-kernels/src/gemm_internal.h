@@ -18,11 +18,12 @@ enum dnnk_store_mode {
   DNNK_STORE_SCALE = 2, /* C = beta * C + AB: first K panel, general beta. */
 };
 
-/* Packs rows [0, mc) x depth [0, kc) of op(A) scaled by alpha into MR-row
- * slivers, zero-padding the last sliver; a points at op(A)(0, 0). */
 /* dst[p * ld + i] = alpha * s[i][p] for i < 4, p < kc (4 x 4 shuffles). */
 void dnnk_transpose4(const float *const *s, int kc, float alpha, float *dst,
                      long ld);
+
+/* Packs rows [0, mc) x depth [0, kc) of op(A) scaled by alpha into MR-row
+ * slivers, zero-padding the last sliver; a points at op(A)(0, 0). */
 void dnnk_gemm_pack_a(int trans, int mc, int kc, float alpha, const float *a,
                       int lda, float *packed);
 
@@ -35,6 +36,18 @@ void dnnk_gemm_pack_b(int trans, int kc, int nc, int first, int count,
  * sliver over depth kc, combined according to mode. */
 void dnnk_gemm_micro(int kc, const float *ap, const float *bp, float *c,
                      int ldc, int mr, int nr, int mode, float beta);
+
+/* Rows of A slivers the narrow kernel takes at once: as many as a full
+ * tile has vectors per row, so that it holds as many accumulators. */
+#define DNNK_NARROW_SLIVERS (DNNK_NR / DNNK_VLEN)
+
+/* The last column sliver when it is at most one vector wide (nr <= VLEN):
+ * C rows [0, mr) op= NARROW_SLIVERS consecutive packed A slivers (a_step
+ * floats apart) x that B sliver. Per row of A a full tile's loads would feed
+ * only MR products; NARROW_SLIVERS times the rows keep the FMA units busy. */
+void dnnk_gemm_micro_narrow(int kc, const float *ap, long a_step,
+                            const float *bp, float *c, int ldc, int mr, int nr,
+                            int mode, float beta);
 
 #pragma omp end declare target
 

@@ -72,6 +72,11 @@ micro_tile(int nv, int kc, const float *restrict ap, const float *restrict bp,
       prefetch_c_row(c + (long)p * ldc, nr);
     DNNK_MICRO_STEP(p, nv);
   }
+  /* Two steps per iteration: half the loop's index arithmetic. */
+  for (; p + 2 <= kc; p += 2) {
+    DNNK_MICRO_STEP(p, nv);
+    DNNK_MICRO_STEP(p + 1, nv);
+  }
   for (; p < kc; ++p)
     DNNK_MICRO_STEP(p, nv);
   if (mr == DNNK_MR && nr == nv * DNNK_VLEN) {
@@ -140,6 +145,49 @@ DNNK_WIDE void dnnk_gemm_micro(int kc, const float *ap, const float *bp,
   }
 }
 
+/* The narrow kernel's rows: NV slivers of MR, as many accumulators as a
+ * full tile has. */
+#define DNNK_NARROW_ROWS (DNNK_NV * DNNK_MR)
+
+DNNK_WIDE void dnnk_gemm_micro_narrow(int kc, const float *ap, long a_step,
+                                      const float *bp, float *c, int ldc,
+                                      int mr, int nr, int mode, float beta) {
+  dnnk_vf acc[DNNK_NARROW_ROWS];
+  for (int i = 0; i < DNNK_NARROW_ROWS; ++i)
+    acc[i] = (dnnk_vf){0};
+  for (int p = 0; p < kc; ++p) {
+    if (p < mr)
+      prefetch_c_row(c + (long)p * ldc, nr);
+    dnnk_vf b = *(const dnnk_vf *)(bp + (long)p * DNNK_NR);
+    for (int s = 0; s < DNNK_NV; ++s) {
+      const float *a_ = ap + s * a_step + (long)p * DNNK_MR;
+      for (int i = 0; i < DNNK_MR; ++i)
+        acc[s * DNNK_MR + i] += a_[i] * b;
+    }
+  }
+  for (int i = 0; i < mr; ++i) {
+    float *ci = c + (long)i * ldc;
+    if (nr == DNNK_VLEN) {
+      dnnk_vf *cv = (dnnk_vf *)ci;
+      if (mode == DNNK_STORE_SET)
+        *cv = acc[i];
+      else if (mode == DNNK_STORE_ADD)
+        *cv += acc[i];
+      else
+        *cv = beta * *cv + acc[i];
+      continue;
+    }
+    for (int j = 0; j < nr; ++j) {
+      if (mode == DNNK_STORE_SET)
+        ci[j] = acc[i][j];
+      else if (mode == DNNK_STORE_ADD)
+        ci[j] += acc[i][j];
+      else
+        ci[j] = beta * ci[j] + acc[i][j];
+    }
+  }
+}
+
 #else
 
 /* Accumulates the full MR x NR product of two packed slivers. */
@@ -196,6 +244,15 @@ void dnnk_gemm_micro(int kc, const float *ap, const float *bp, float *c,
         ci[j] = beta * ci[j] + acc[i][j];
     }
   }
+}
+
+void dnnk_gemm_micro_narrow(int kc, const float *ap, long a_step,
+                            const float *bp, float *c, int ldc, int mr, int nr,
+                            int mode, float beta) {
+  for (int s = 0; s * DNNK_MR < mr; ++s)
+    dnnk_gemm_micro(kc, ap + s * a_step, bp, c + (long)s * DNNK_MR * ldc, ldc,
+                    mr - s * DNNK_MR < DNNK_MR ? mr - s * DNNK_MR : DNNK_MR, nr,
+                    mode, beta);
 }
 
 #endif

@@ -4,6 +4,8 @@
 #include <cblas.h>
 #include <gtest/gtest.h>
 
+#include <omp.h>
+
 #include <cmath>
 #include <limits>
 #include <tuple>
@@ -76,13 +78,34 @@ TEST_P(GemmTest, MatchesOpenBLAS) {
             2 * tolerance(g.k));
 }
 
+// With one thread the blocked loops run without a team; with three, shares
+// of tiles (and groups of narrow-edge tiles) split unevenly.
+TEST_P(GemmTest, SameWithOneAndThreeThreads) {
+  const GemmCase g = GetParam();
+  Operands op(g);
+  std::vector<float> want = op.c;
+  ref::gemm(g.ta, g.tb, g.m, g.n, g.k, g.alpha, op.a.data(), op.lda,
+            op.b.data(), op.ldb, g.beta, want.data(), op.ldc);
+  int keep = omp_get_max_threads();
+  for (int t : {1, 3}) {
+    std::vector<float> got = op.c;
+    omp_set_num_threads(t);
+    dnnk_sgemm(g.ta, g.tb, g.m, g.n, g.k, g.alpha, op.a.data(), op.lda,
+               op.b.data(), op.ldb, g.beta, got.data(), op.ldc);
+    EXPECT_LE(max_rel_diff(got.data(), want.data(), got.size()), tolerance(g.k))
+        << t << " threads";
+  }
+  omp_set_num_threads(keep);
+}
+
 // Shapes: tiny, odd, tile-edge, and larger than every cache block.
 std::vector<GemmCase> gemm_cases() {
   std::vector<GemmCase> cases;
   const int shapes[][3] = {{1, 1, 1},     {3, 5, 7},      {13, 33, 17},
                            {12, 32, 256}, {25, 65, 257},  {64, 96, 600},
                            {290, 70, 40}, {7, 4200, 9},   {300, 300, 300},
-                           {6, 50, 25},   {100, 1, 1000}, {1, 100, 1000}};
+                           {6, 50, 25},   {100, 1, 1000}, {1, 100, 1000},
+                           {45, 100, 77}};
   for (const auto &s : shapes)
     for (int ta = 0; ta < 2; ++ta)
       for (int tb = 0; tb < 2; ++tb)
@@ -91,6 +114,11 @@ std::vector<GemmCase> gemm_cases() {
   cases.push_back({37, 41, 43, 1, 1, -2.0f, 0.25f, 5});
   cases.push_back({129, 257, 65, 0, 1, 1.0f, 1.0f, 1});
   cases.push_back({129, 257, 65, 1, 0, 1.5f, -1.0f, 7});
+  // A last column sliver one vector wide: the narrow kernel over groups of
+  // row slivers, partial rows inside a group, and every store mode.
+  cases.push_back({45, 100, 77, 0, 0, 0.5f, -0.75f, 2});
+  cases.push_back({45, 100, 77, 1, 1, 1.0f, 1.0f, 3});
+  cases.push_back({200, 60, 300, 0, 1, -1.0f, 0.0f, 1});
   // Many rows: threads take row blocks over shared, double-buffered B
   // panels (several depth slices, a general beta, two NC panels).
   cases.push_back({300, 70, 600, 0, 0, -1.5f, 0.5f, 3});
