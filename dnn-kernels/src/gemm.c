@@ -27,6 +27,11 @@
 #define DNNK_GEMM_ROWS_MIN (16 * DNNK_MR)
 #endif
 
+/* Most floats of A the kernels read in place (half a 1 MiB L2). */
+#ifndef DNNK_GEMM_A_IN_PLACE
+#define DNNK_GEMM_A_IN_PLACE (128L * 1024)
+#endif
+
 /* Smaller of two ints. */
 static inline int min_int(int a, int b) { return a < b ? a : b; }
 
@@ -55,27 +60,42 @@ static inline float *align64(float *p) {
   return (float *)(((uintptr_t)p + 63) & ~(uintptr_t)63);
 }
 
-/* Tile (ir, jr) of an mc x nc block of C from its packed A block (pa) and
- * B panel (pb). A last column sliver one vector wide or less goes to the
- * narrow kernel in groups of NARROW_SLIVERS row slivers, run by whoever has
- * the group's first tile; the rest of the group then returns at once. */
-static void block_tile(int kc, const float *pa, const float *pb, float *c,
-                       int ldc, int mc, int nc, int ir, int jr, int mode,
-                       float beta) {
+/* Tile (ir, jr) of an mc x nc block of C from its A block and packed B
+ * panel (pb). The A block is packed (a_ld 0: MR-row slivers at pa) or read
+ * in place (row i at pa + i * a_ld). A last column sliver one vector wide or
+ * less goes to the narrow kernel in groups of NARROW_SLIVERS row slivers,
+ * run by whoever has the group's first tile; the rest of the group then
+ * returns at once. */
+static void block_tile(int kc, const float *pa, long a_ld, const float *pb,
+                       float *c, int ldc, int mc, int nc, int ir, int jr,
+                       int mode, float beta) {
   int i0 = ir * DNNK_MR, j0 = jr * DNNK_NR, nr = min_int(DNNK_NR, nc - j0);
+  const float *ap = pa + (a_ld ? i0 * a_ld : (long)i0 * kc);
   if (DNNK_NARROW_SLIVERS > 1 && nr <= DNNK_VLEN &&
       blocks(mc, DNNK_MR) - ir + ir % DNNK_NARROW_SLIVERS >=
           DNNK_NARROW_SLIVERS) {
     if (ir % DNNK_NARROW_SLIVERS == 0)
-      dnnk_gemm_micro_narrow(kc, pa + (long)i0 * kc, (long)DNNK_MR * kc,
+      dnnk_gemm_micro_narrow(kc, ap, (long)DNNK_MR * kc, a_ld,
                              pb + (long)j0 * kc, c + (long)i0 * ldc + j0, ldc,
                              min_int(DNNK_NARROW_SLIVERS * DNNK_MR, mc - i0),
                              nr, mode, beta);
     return;
   }
-  dnnk_gemm_micro(kc, pa + (long)i0 * kc, pb + (long)j0 * kc,
-                  c + (long)i0 * ldc + j0, ldc, min_int(DNNK_MR, mc - i0), nr,
-                  mode, beta);
+  if (a_ld)
+    dnnk_gemm_micro_rows(kc, ap, a_ld, pb + (long)j0 * kc,
+                         c + (long)i0 * ldc + j0, ldc,
+                         min_int(DNNK_MR, mc - i0), nr, mode, beta);
+  else
+    dnnk_gemm_micro(kc, ap, pb + (long)j0 * kc, c + (long)i0 * ldc + j0, ldc,
+                    min_int(DNNK_MR, mc - i0), nr, mode, beta);
+}
+
+/* Whether the kernels read A in place instead of packing it: A as stored
+ * (alpha 1, not transposed), small enough to stay in L2 across the column
+ * slivers (larger A has rows far apart that crowd L2's sets). Packing A took
+ * 3% of square 256's time. */
+static inline int a_in_place(int trans_a, float alpha, int m, int k) {
+  return !trans_a && alpha == 1.0f && (long)m * k <= DNNK_GEMM_A_IN_PLACE;
 }
 
 /* Waits for the team, if there is one. */
@@ -102,7 +122,7 @@ static void blocked_loops(int trans_a, int trans_b, int m, int n, int k,
   int first_mode = beta == 0.0f   ? DNNK_STORE_SET
                    : beta == 1.0f ? DNNK_STORE_ADD
                                   : DNNK_STORE_SCALE;
-  int lo, hi;
+  int lo, hi, direct = a_in_place(trans_a, alpha, m, k);
   for (int jc = 0; jc < n; jc += DNNK_NC) {
     int nc = min_int(DNNK_NC, n - jc);
     int n_slivers = blocks(nc, DNNK_NR);
@@ -119,21 +139,25 @@ static void blocked_loops(int trans_a, int trans_b, int m, int n, int k,
       for (int ic = 0; ic < m; ic += DNNK_MC) {
         int mc = min_int(DNNK_MC, m - ic);
         int m_slivers = blocks(mc, DNNK_MR);
-        share(m_slivers, tid, nt, &lo, &hi);
-        for (int s = lo; s < hi; ++s) {
-          int i0 = ic + s * DNNK_MR;
-          const float *a_src =
-              trans_a ? a + (long)pc * lda + i0 : a + (long)i0 * lda + pc;
-          dnnk_gemm_pack_a(trans_a, min_int(DNNK_MR, m - i0), kc, alpha, a_src,
-                           lda, pack_a + (long)s * DNNK_MR * kc);
+        if (!direct) {
+          share(m_slivers, tid, nt, &lo, &hi);
+          for (int s = lo; s < hi; ++s) {
+            int i0 = ic + s * DNNK_MR;
+            const float *a_src =
+                trans_a ? a + (long)pc * lda + i0 : a + (long)i0 * lda + pc;
+            dnnk_gemm_pack_a(trans_a, min_int(DNNK_MR, m - i0), kc, alpha,
+                             a_src, lda, pack_a + (long)s * DNNK_MR * kc);
+          }
+          team_barrier(nt);
         }
-        team_barrier(nt);
+        const float *a_blk = direct ? a + (long)ic * lda + pc : pack_a;
         /* jr outer: each thread keeps its few B slivers hot in L1 while the
          * A block is read from L2. */
         share(n_slivers * m_slivers, tid, nt, &lo, &hi);
         for (int t = lo; t < hi; ++t) {
-          block_tile(kc, pack_a, pack_b, c + (long)ic * ldc + jc, ldc, mc, nc,
-                     t % m_slivers, t / m_slivers, mode, beta);
+          block_tile(kc, a_blk, direct ? lda : 0, pack_b,
+                     c + (long)ic * ldc + jc, ldc, mc, nc, t % m_slivers,
+                     t / m_slivers, mode, beta);
         }
         /* The A block and B panel are reused only when every tile is done. */
         team_barrier(nt);
@@ -213,6 +237,7 @@ static void gemm_rows(int trans_a, int trans_b, int m, int n, int k,
                    : beta == 1.0f ? DNNK_STORE_ADD
                                   : DNNK_STORE_SCALE;
   row_blocks = blocks(m, mb);
+  int direct = a_in_place(trans_a, alpha, m, k);
 #pragma omp parallel num_threads(threads)
   {
     float *pack_a = align64(raw + (long)omp_get_thread_num() * a_size);
@@ -234,12 +259,14 @@ static void gemm_rows(int trans_a, int trans_b, int m, int n, int k,
           int ic = rb * mb, mc = min_int(mb, m - ic);
           const float *a_src =
               trans_a ? a + (long)pc * lda + ic : a + (long)ic * lda + pc;
-          dnnk_gemm_pack_a(trans_a, mc, kc, alpha, a_src, lda, pack_a);
+          if (!direct)
+            dnnk_gemm_pack_a(trans_a, mc, kc, alpha, a_src, lda, pack_a);
           int m_slivers = blocks(mc, DNNK_MR);
           for (int jr = 0; jr < n_slivers; ++jr)
             for (int ir = 0; ir < m_slivers; ++ir)
-              block_tile(kc, pack_a, pack_b, c + (long)ic * ldc + jc, ldc, mc,
-                         nc, ir, jr, mode, beta);
+              block_tile(kc, direct ? a_src : pack_a, direct ? lda : 0, pack_b,
+                         c + (long)ic * ldc + jc, ldc, mc, nc, ir, jr, mode,
+                         beta);
         }
       }
     }

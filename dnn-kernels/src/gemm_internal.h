@@ -45,9 +45,16 @@ void dnnk_gemm_micro(int kc, const float *ap, const float *bp, float *c,
  * C rows [0, mr) op= NARROW_SLIVERS consecutive packed A slivers (a_step
  * floats apart) x that B sliver. Per row of A a full tile's loads would feed
  * only MR products; NARROW_SLIVERS times the rows keep the FMA units busy. */
-void dnnk_gemm_micro_narrow(int kc, const float *ap, long a_step,
+void dnnk_gemm_micro_narrow(int kc, const float *ap, long a_step, long lda,
                             const float *bp, float *c, int ldc, int mr, int nr,
                             int mode, float beta);
+
+/* As dnnk_gemm_micro, with A read in place (alpha 1, not transposed): row i
+ * of the tile at ap + i * lda, depth contiguous; rows past mr are not read.
+ * For the narrow kernel lda != 0 means the same (its a_step is then unused). */
+void dnnk_gemm_micro_rows(int kc, const float *ap, long lda, const float *bp,
+                          float *c, int ldc, int mr, int nr, int mode,
+                          float beta);
 
 #pragma omp end declare target
 

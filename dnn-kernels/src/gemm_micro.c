@@ -48,7 +48,8 @@ static inline void prefetch_c_row(const float *row, int nr) {
       b_[v] = *(const dnnk_vf *)(bp + (p)*DNNK_NR + v * DNNK_VLEN);            \
     const float *a_ = ap + (p)*DNNK_MR;                                        \
     for (int i = 0; i < DNNK_MR; ++i) {                                        \
-      float ai = a_[i]; /* broadcast by the scalar-vector product */           \
+      /* broadcast by the scalar-vector product */                             \
+      float ai = direct ? row[i][p] : a_[i];                                   \
       for (int v = 0; v < (nv); ++v)                                           \
         acc[i][v] += ai * b_[v];                                               \
     }                                                                          \
@@ -60,8 +61,13 @@ static inline void prefetch_c_row(const float *row, int nr) {
  * depth steps: they come from L3 or memory, and without it the tile's stores
  * stalled the kernel (square 2048 on one core: 163 -> 190 GFLOP/s). */
 DNNK_WIDE static inline __attribute__((always_inline)) void
-micro_tile(int nv, int kc, const float *restrict ap, const float *restrict bp,
-           float *c, int ldc, int mr, int nr, int mode, float beta) {
+micro_tile(int nv, int direct, long lda, int kc, const float *restrict ap,
+           const float *restrict bp, float *c, int ldc, int mr, int nr,
+           int mode, float beta) {
+  /* Direct: row i of A at ap + i * lda (rows past mr read row mr - 1). */
+  const float *row[DNNK_MR];
+  for (int i = 0; i < DNNK_MR; ++i)
+    row[i] = ap + (i < mr ? i : mr - 1) * lda;
   dnnk_vf acc[DNNK_MR][DNNK_NV];
   for (int i = 0; i < DNNK_MR; ++i)
     for (int v = 0; v < nv; ++v)
@@ -124,34 +130,54 @@ micro_tile(int nv, int kc, const float *restrict ap, const float *restrict bp,
   }
 }
 
+/* Narrow edge tiles skip the vectors beyond nr (a 16-column remainder of a
+ * 48-wide tile costs a third). */
+#if DNNK_NV > 2
+#define DNNK_MICRO_SWITCH(direct, lda)                                         \
+  switch ((nr + DNNK_VLEN - 1) / DNNK_VLEN) {                                  \
+  case 1:                                                                      \
+    micro_tile(1, direct, lda, kc, ap, bp, c, ldc, mr, nr, mode, beta);        \
+    return;                                                                    \
+  case 2:                                                                      \
+    micro_tile(2, direct, lda, kc, ap, bp, c, ldc, mr, nr, mode, beta);        \
+    return;                                                                    \
+  default:                                                                     \
+    micro_tile(DNNK_NV, direct, lda, kc, ap, bp, c, ldc, mr, nr, mode, beta);  \
+  }
+#elif DNNK_NV > 1
+#define DNNK_MICRO_SWITCH(direct, lda)                                         \
+  if (nr <= DNNK_VLEN)                                                         \
+    micro_tile(1, direct, lda, kc, ap, bp, c, ldc, mr, nr, mode, beta);        \
+  else                                                                         \
+    micro_tile(DNNK_NV, direct, lda, kc, ap, bp, c, ldc, mr, nr, mode, beta);
+#else
+#define DNNK_MICRO_SWITCH(direct, lda)                                         \
+  micro_tile(DNNK_NV, direct, lda, kc, ap, bp, c, ldc, mr, nr, mode, beta);
+#endif
+
 DNNK_WIDE void dnnk_gemm_micro(int kc, const float *ap, const float *bp,
                                float *c, int ldc, int mr, int nr, int mode,
-                               float beta) {
-  /* Narrow edge tiles skip the vectors beyond nr (a 16-column remainder of
-   * a 48-wide tile costs a third). */
-  switch ((nr + DNNK_VLEN - 1) / DNNK_VLEN) {
-#if DNNK_NV > 1
-  case 1:
-    micro_tile(1, kc, ap, bp, c, ldc, mr, nr, mode, beta);
-    return;
-#endif
-#if DNNK_NV > 2
-  case 2:
-    micro_tile(2, kc, ap, bp, c, ldc, mr, nr, mode, beta);
-    return;
-#endif
-  default:
-    micro_tile(DNNK_NV, kc, ap, bp, c, ldc, mr, nr, mode, beta);
-  }
+                               float beta){DNNK_MICRO_SWITCH(0, 0)}
+
+DNNK_WIDE void dnnk_gemm_micro_rows(int kc, const float *ap, long lda,
+                                    const float *bp, float *c, int ldc, int mr,
+                                    int nr, int mode, float beta) {
+  DNNK_MICRO_SWITCH(1, lda)
 }
 
 /* The narrow kernel's rows: NV slivers of MR, as many accumulators as a
  * full tile has. */
 #define DNNK_NARROW_ROWS (DNNK_NV * DNNK_MR)
 
-DNNK_WIDE void dnnk_gemm_micro_narrow(int kc, const float *ap, long a_step,
-                                      const float *bp, float *c, int ldc,
-                                      int mr, int nr, int mode, float beta) {
+/* The narrow kernel; direct as in micro_tile (rows past mr read row mr - 1),
+ * else slivers a_step floats apart. */
+DNNK_WIDE static inline __attribute__((always_inline)) void
+narrow_tile(int direct, long lda, int kc, const float *ap, long a_step,
+            const float *bp, float *c, int ldc, int mr, int nr, int mode,
+            float beta) {
+  const float *row[DNNK_NARROW_ROWS];
+  for (int i = 0; i < DNNK_NARROW_ROWS; ++i)
+    row[i] = ap + i * lda;
   dnnk_vf acc[DNNK_NARROW_ROWS];
   for (int i = 0; i < DNNK_NARROW_ROWS; ++i)
     acc[i] = (dnnk_vf){0};
@@ -162,7 +188,7 @@ DNNK_WIDE void dnnk_gemm_micro_narrow(int kc, const float *ap, long a_step,
     for (int s = 0; s < DNNK_NV; ++s) {
       const float *a_ = ap + s * a_step + (long)p * DNNK_MR;
       for (int i = 0; i < DNNK_MR; ++i)
-        acc[s * DNNK_MR + i] += a_[i] * b;
+        acc[s * DNNK_MR + i] += (direct ? row[s * DNNK_MR + i][p] : a_[i]) * b;
     }
   }
   for (int i = 0; i < mr; ++i) {
@@ -186,6 +212,22 @@ DNNK_WIDE void dnnk_gemm_micro_narrow(int kc, const float *ap, long a_step,
         ci[j] = beta * ci[j] + acc[i][j];
     }
   }
+}
+
+DNNK_WIDE void dnnk_gemm_micro_narrow(int kc, const float *ap, long a_step,
+                                      long lda, const float *bp, float *c,
+                                      int ldc, int mr, int nr, int mode,
+                                      float beta) {
+  if (lda && mr < DNNK_NARROW_ROWS) {
+    /* Rows past mr do not exist: the row kernel per sliver reads none. */
+    for (int i0 = 0; i0 < mr; i0 += DNNK_MR)
+      dnnk_gemm_micro_rows(kc, ap + i0 * lda, lda, bp, c + (long)i0 * ldc, ldc,
+                           mr - i0 < DNNK_MR ? mr - i0 : DNNK_MR, nr, mode,
+                           beta);
+  } else if (lda)
+    narrow_tile(1, lda, kc, ap, 0, bp, c, ldc, mr, nr, mode, beta);
+  else
+    narrow_tile(0, 0, kc, ap, a_step, bp, c, ldc, mr, nr, mode, beta);
 }
 
 #else
@@ -246,13 +288,29 @@ void dnnk_gemm_micro(int kc, const float *ap, const float *bp, float *c,
   }
 }
 
-void dnnk_gemm_micro_narrow(int kc, const float *ap, long a_step,
+/* Packs the rows first (at most KC deep: the driver's slices). */
+void dnnk_gemm_micro_rows(int kc, const float *ap, long lda, const float *bp,
+                          float *c, int ldc, int mr, int nr, int mode,
+                          float beta) {
+  float sliver[DNNK_KC * DNNK_MR];
+  for (int p = 0; p < kc; ++p)
+    for (int i = 0; i < DNNK_MR; ++i)
+      sliver[p * DNNK_MR + i] = ap[(i < mr ? i : mr - 1) * lda + p];
+  dnnk_gemm_micro(kc, sliver, bp, c, ldc, mr, nr, mode, beta);
+}
+
+void dnnk_gemm_micro_narrow(int kc, const float *ap, long a_step, long lda,
                             const float *bp, float *c, int ldc, int mr, int nr,
                             int mode, float beta) {
-  for (int s = 0; s * DNNK_MR < mr; ++s)
-    dnnk_gemm_micro(kc, ap + s * a_step, bp, c + (long)s * DNNK_MR * ldc, ldc,
-                    mr - s * DNNK_MR < DNNK_MR ? mr - s * DNNK_MR : DNNK_MR, nr,
-                    mode, beta);
+  for (int s = 0; s * DNNK_MR < mr; ++s) {
+    int rows = mr - s * DNNK_MR < DNNK_MR ? mr - s * DNNK_MR : DNNK_MR;
+    float *cs = c + (long)s * DNNK_MR * ldc;
+    if (lda)
+      dnnk_gemm_micro_rows(kc, ap + s * DNNK_MR * lda, lda, bp, cs, ldc, rows,
+                           nr, mode, beta);
+    else
+      dnnk_gemm_micro(kc, ap + s * a_step, bp, cs, ldc, rows, nr, mode, beta);
+  }
 }
 
 #endif
