@@ -40,6 +40,27 @@ static inline void prefetch_c_row(const float *row, int nr) {
   __builtin_prefetch(row + nr - 1, 1, 3);
 }
 
+/* *c = x, *c += x or *c = beta * *c + x, as the store mode says. */
+DNNK_WIDE static inline __attribute__((always_inline)) void
+store_vec(dnnk_vf *c, dnnk_vf x, int mode, float beta) {
+  if (mode == DNNK_STORE_SET)
+    *c = x;
+  else if (mode == DNNK_STORE_ADD)
+    *c += x;
+  else
+    *c = beta * *c + x;
+}
+
+/* The same for one float. */
+static inline void store_float(float *c, float x, int mode, float beta) {
+  if (mode == DNNK_STORE_SET)
+    *c = x;
+  else if (mode == DNNK_STORE_ADD)
+    *c += x;
+  else
+    *c = beta * *c + x;
+}
+
 /* One depth step over the first nv vectors of the tile's rows. */
 #define DNNK_MICRO_STEP(p, nv)                                                 \
   do {                                                                         \
@@ -89,14 +110,8 @@ micro_tile(int nv, int direct, long lda, int kc, const float *restrict ap,
     /* Whole vectors: stored straight from the registers. */
     for (int i = 0; i < DNNK_MR; ++i) {
       dnnk_vf *ci = (dnnk_vf *)(c + (long)i * ldc);
-      for (int v = 0; v < nv; ++v) {
-        if (mode == DNNK_STORE_SET)
-          ci[v] = acc[i][v];
-        else if (mode == DNNK_STORE_ADD)
-          ci[v] += acc[i][v];
-        else
-          ci[v] = beta * ci[v] + acc[i][v];
-      }
+      for (int v = 0; v < nv; ++v)
+        store_vec(&ci[v], acc[i][v], mode, beta);
     }
     return;
   }
@@ -109,24 +124,10 @@ micro_tile(int nv, int direct, long lda, int kc, const float *restrict ap,
   int whole = nr / DNNK_VLEN * DNNK_VLEN;
   for (int i = 0; i < mr; ++i) {
     float *ci = c + (long)i * ldc;
-    for (int j = 0; j < whole; j += DNNK_VLEN) {
-      dnnk_vf x = *(const dnnk_vf *)&t[i][j];
-      dnnk_vf *cv = (dnnk_vf *)(ci + j);
-      if (mode == DNNK_STORE_SET)
-        *cv = x;
-      else if (mode == DNNK_STORE_ADD)
-        *cv += x;
-      else
-        *cv = beta * *cv + x;
-    }
-    for (int j = whole; j < nr; ++j) {
-      if (mode == DNNK_STORE_SET)
-        ci[j] = t[i][j];
-      else if (mode == DNNK_STORE_ADD)
-        ci[j] += t[i][j];
-      else
-        ci[j] = beta * ci[j] + t[i][j];
-    }
+    for (int j = 0; j < whole; j += DNNK_VLEN)
+      store_vec((dnnk_vf *)(ci + j), *(const dnnk_vf *)&t[i][j], mode, beta);
+    for (int j = whole; j < nr; ++j)
+      store_float(&ci[j], t[i][j], mode, beta);
   }
 }
 
@@ -193,24 +194,11 @@ narrow_tile(int direct, long lda, int kc, const float *ap, long a_step,
   }
   for (int i = 0; i < mr; ++i) {
     float *ci = c + (long)i * ldc;
-    if (nr == DNNK_VLEN) {
-      dnnk_vf *cv = (dnnk_vf *)ci;
-      if (mode == DNNK_STORE_SET)
-        *cv = acc[i];
-      else if (mode == DNNK_STORE_ADD)
-        *cv += acc[i];
-      else
-        *cv = beta * *cv + acc[i];
-      continue;
-    }
-    for (int j = 0; j < nr; ++j) {
-      if (mode == DNNK_STORE_SET)
-        ci[j] = acc[i][j];
-      else if (mode == DNNK_STORE_ADD)
-        ci[j] += acc[i][j];
-      else
-        ci[j] = beta * ci[j] + acc[i][j];
-    }
+    if (nr == DNNK_VLEN)
+      store_vec((dnnk_vf *)ci, acc[i], mode, beta);
+    else
+      for (int j = 0; j < nr; ++j)
+        store_float(&ci[j], acc[i][j], mode, beta);
   }
 }
 
