@@ -14,6 +14,7 @@ set(DNNK_SOURCES
     ${DNNK_SOURCE_DIR}/src/conv.c
     ${DNNK_SOURCE_DIR}/src/conv1x1.c
     ${DNNK_SOURCE_DIR}/src/conv_c1.c
+    ${DNNK_SOURCE_DIR}/src/conv_c1_wt.c
     ${DNNK_SOURCE_DIR}/src/convblk.c
     ${DNNK_SOURCE_DIR}/src/convgemm.c
     ${DNNK_SOURCE_DIR}/src/convgemm_deep.c

@@ -187,6 +187,8 @@ size_t dnnk_conv_workspace_fused(const dnnk_conv_desc *d, int layout,
     need = max_sz(need, cg_phases_workspace(gs, np, d->c, threads));
   if (c1_applies(d, layout))
     need = max_sz(need, c1_workspace(d, threads));
+  if (c1_weights_applies(d, layout))
+    need = max_sz(need, c1_weights_workspace(d, threads));
   return need;
 }
 
@@ -272,6 +274,10 @@ void dnnk_conv2d_backward_weights_ex(const dnnk_conv_desc *d, int layout,
   }
   if (pw_applies(d, layout)) {
     pw_backward_weights(d, x, dy, dwt, dbias, workspace, ws_floats);
+    return;
+  }
+  if (c1_weights_applies(d, layout)) {
+    c1_backward_weights(d, x, dy, dwt, dbias, workspace, ws_floats);
     return;
   }
   cg_gather g = gather_x(d, layout, x);
