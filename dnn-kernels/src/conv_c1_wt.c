@@ -47,10 +47,11 @@ static long dy_floats(const dnnk_conv_desc *d) {
   return (long)d->k * dnnk_conv_out_h(d) * row_vectors(d);
 }
 
-/* One thread's floats: the padded image and dy, and its part of dw. */
+/* One thread's floats: the padded image and dy, and its part of dw; whole
+ * cache lines, so that every slot's buffers lie at the same offsets. */
 static size_t w1_slot(const dnnk_conv_desc *d) {
-  return (size_t)(image_floats(d) + dy_floats(d) + (long)d->k * d->kh * d->kw +
-                  48);
+  return (size_t)round_up(
+      image_floats(d) + dy_floats(d) + (long)d->k * d->kh * d->kw + 48, 16);
 }
 
 size_t c1_weights_workspace(const dnnk_conv_desc *d, int threads) {
@@ -77,16 +78,12 @@ CG_NO_CALLS static void pad_image(const dnnk_conv_desc *d, const float *x,
                                   float *dyp) {
   int oh = dnnk_conv_out_h(d), ow = dnnk_conv_out_w(d);
   long iw = image_width(d), rv = row_vectors(d);
-  /* Image row r sits at padded row r + pad_h, column c at c + pad_w, cut to
-   * the padded extent (a padding wider than the kernel's reach). */
-  for (int r = 0; r < d->h; ++r) {
-    long pr = r + d->pad_h;
-    if (pr >= oh + d->kh - 1)
-      break;
-    long c0 = d->pad_w, n = min_l(d->w, iw - c0);
-    if (n > 0)
-      copy_short(img + pr * iw + c0, x + ((long)b * d->h + r) * d->w, (int)n);
-  }
+  /* Image row r sits at padded row r + pad_h, column c at c + pad_w: at
+   * stride 1 the padded image is h + 2 pad_h = oh + kh - 1 rows of
+   * w + 2 pad_w = ow + kw - 1 <= iw floats. */
+  for (int r = 0; r < d->h; ++r)
+    copy_short(img + (r + d->pad_h) * iw + d->pad_w,
+               x + ((long)b * d->h + r) * d->w, d->w);
   const float *src = dy + (long)b * d->k * oh * ow;
   for (long r = 0; r < (long)d->k * oh; ++r)
     copy_short(dyp + r * rv, src + r * ow, ow);
@@ -194,11 +191,13 @@ void c1_backward_weights(const dnnk_conv_desc *d, const float *x,
       image_taps(d, img, dyp, part);
     }
 #pragma omp barrier
+    /* Thread q's part is q slots past thread 0's. */
+    const float *part0 = carve(d, ws, 0).part;
 #pragma omp for schedule(static)
     for (long e = 0; e < nw; ++e) {
       float s = 0.0f;
       for (int q = 0; q < nt; ++q)
-        s += carve(d, ws, q).part[e];
+        s += part0[slot * q + e];
       dw[e] = s;
     }
     if (dbias) {

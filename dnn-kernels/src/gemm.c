@@ -98,6 +98,13 @@ static inline int a_in_place(int trans_a, float alpha, int m, int k) {
   return !trans_a && alpha == 1.0f && (long)m * k <= DNNK_GEMM_A_IN_PLACE;
 }
 
+/* How the first depth slice combines with C (later ones add). */
+static inline int first_store_mode(float beta) {
+  return beta == 0.0f   ? DNNK_STORE_SET
+         : beta == 1.0f ? DNNK_STORE_ADD
+                        : DNNK_STORE_SCALE;
+}
+
 /* Waits for the team, if there is one. */
 static inline void team_barrier(int nt) {
   if (nt > 1) {
@@ -119,9 +126,7 @@ static void blocked_loops(int trans_a, int trans_b, int m, int n, int k,
                           float alpha, const float *a, int lda, const float *b,
                           int ldb, float beta, float *c, int ldc, float *pack_a,
                           float *pack_b, int tid, int nt) {
-  int first_mode = beta == 0.0f   ? DNNK_STORE_SET
-                   : beta == 1.0f ? DNNK_STORE_ADD
-                                  : DNNK_STORE_SCALE;
+  int first_mode = first_store_mode(beta);
   int lo, hi, direct = a_in_place(trans_a, alpha, m, k);
   for (int jc = 0; jc < n; jc += DNNK_NC) {
     int nc = min_int(DNNK_NC, n - jc);
@@ -215,10 +220,11 @@ static void gemm_rows(int trans_a, int trans_b, int m, int n, int k,
   /* Row blocks: at most MC, at least two per thread, and a multiple of the
    * threads in number, of equal height (blocks of MC and a short last one
    * left one thread idle for up to a block per panel: 0.93x at 1024). */
-  int row_blocks = blocks(blocks(m, DNNK_MC), threads) * threads;
-  if (row_blocks < 2 * threads)
-    row_blocks = 2 * threads;
-  int mb = blocks(blocks(m, row_blocks), DNNK_MR) * DNNK_MR;
+  int wanted = blocks(blocks(m, DNNK_MC), threads) * threads;
+  if (wanted < 2 * threads)
+    wanted = 2 * threads;
+  int mb = blocks(blocks(m, wanted), DNNK_MR) * DNNK_MR;
+  int row_blocks = blocks(m, mb); /* rounding mb up may leave fewer */
   int nc_max = blocks(min_int(n, DNNK_NC), DNNK_NR) * DNNK_NR;
   long a_size = (long)mb * kc_max + 16, b_size = (long)nc_max * kc_max + 16;
   float *raw = (float *)malloc((size_t)(a_size * threads + 2 * b_size + 16) *
@@ -233,10 +239,7 @@ static void gemm_rows(int trans_a, int trans_b, int m, int n, int k,
                  1);
     return;
   }
-  int first_mode = beta == 0.0f   ? DNNK_STORE_SET
-                   : beta == 1.0f ? DNNK_STORE_ADD
-                                  : DNNK_STORE_SCALE;
-  row_blocks = blocks(m, mb);
+  int first_mode = first_store_mode(beta);
   int direct = a_in_place(trans_a, alpha, m, k);
 #pragma omp parallel num_threads(threads)
   {
