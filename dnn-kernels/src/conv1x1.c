@@ -201,8 +201,7 @@ CG_NO_CALLS static void gather(const dnnk_conv_desc *d, const pw_geom *g,
       const float *src = plane + (long)u * sh * d->w;
       float *o = dst + (long)(u - u0) * ow;
       if (sw == 2) {
-        for (int v = 0; v < ow; ++v)
-          o[v] = src[2 * v];
+        copy_stride2(o, src, ow, d->w);
       } else {
         for (int v = 0; v < ow; ++v)
           o[v] = src[v * sw];
@@ -242,12 +241,12 @@ void pw_forward(const dnnk_conv_desc *d, const float *x, const float *wt,
   begin(d, ws, ws_floats, &p);
   float *apk = align64(p.ws);
   pack_a(wt, d->c, 1, d->k, d->c, apk);
+  long next = 0;
 #pragma omp parallel num_threads(p.threads)
   {
     float *xs = align64(slot_of(&p, omp_get_thread_num()));
     float *tb = align64(xs + min_l(d->c, PW_DEPTH) * p.g.cmax);
-#pragma omp for schedule(static)
-    for (long it = 0; it < p.g.items; ++it)
+    for (long it; (it = dnnk_claim(&next)) < p.g.items;)
       forward_item(d, &p.g, x, apk, bias, it, y, xs, tb);
   }
   free(p.own);
@@ -258,10 +257,7 @@ void pw_forward(const dnnk_conv_desc *d, const float *x, const float *wt,
 CG_NO_CALLS static void put_row(float *row, const float *src, int s, int w) {
   int x = 0;
   if (s == 2) {
-    for (int v = 0; v < w / 2; ++v) {
-      row[2 * v] = src[v];
-      row[2 * v + 1] = 0.0f;
-    }
+    spread_stride2(row, src, w / 2);
     x = w / 2 * 2;
   }
   for (; x < w; ++x)
@@ -312,12 +308,12 @@ void pw_backward_data(const dnnk_conv_desc *d, const float *dy, const float *wt,
   begin(d, ws, ws_floats, &p);
   float *apk = align64(p.ws);
   pack_a(wt, 1, d->c, d->c, d->k, apk); /* W^T: rows c, depth k */
+  long next = 0;
 #pragma omp parallel num_threads(p.threads)
   {
     float *t = align64(slot_of(&p, omp_get_thread_num()));
     float *tb = align64(t + min_l(d->c, PW_CT) * p.g.cmax);
-#pragma omp for schedule(static)
-    for (long it = 0; it < p.g.items; ++it)
+    for (long it; (it = dnnk_claim(&next)) < p.g.items;)
       data_item(d, &p.g, dy, apk, it, dx, t, tb);
   }
   free(p.own);

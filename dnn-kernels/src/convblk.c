@@ -459,6 +459,22 @@ static float *take(float *ws, size_t ws_floats, size_t need, float **own) {
   return bk_align(*own);
 }
 
+/* Packs the weight blocks the thread claims from next[0], then waits for
+ * all nblk: the threads then take (image, channel group) items from
+ * next[1] as they come, so one that wakes late does not hold the others
+ * (a barrier and static shares did: short passes after a pause). */
+static void pack_claimed(const bk_shape *s, const float *wt, int bwd, float *o,
+                         long *next, long *packed, long nblk) {
+  for (long blk; (blk = dnnk_claim(&next[0])) < nblk;) {
+    pack_weights(s, wt, bwd, o, (int)blk);
+    dnnk_count_done(packed);
+  }
+  dnnk_wait_count(packed, nblk);
+}
+
+/* The image of item it of a pass whose items are (image, group) pairs. */
+static inline int b_of(long it, int groups) { return (int)(it / groups); }
+
 void bk_forward(const dnnk_conv_desc *d, const float *x, const float *wt,
                 const float *bias, float *y, float *ws, size_t ws_floats) {
   bk_shape s = shape_of(d);
@@ -469,16 +485,14 @@ void bk_forward(const dnnk_conv_desc *d, const float *x, const float *wt,
   int xa, xb, groups = (s.kbn + 1) / 2;
   interior(s.w, s.ow, s.kw, s.sw, s.pw, s.dw, &xa, &xb);
   int cc = s.cbn == 1 ? s.c : CB; /* one partial block: only its lanes */
+  long next[2] = {0, 0}, packed = 0, nblk = (long)s.kbn * s.cbn;
 #pragma omp parallel
   {
-#pragma omp for schedule(static)
-    for (int blk = 0; blk < s.kbn * s.cbn; ++blk)
-      pack_weights(&s, wt, 0, wf, blk);
-#pragma omp for collapse(3) schedule(static)
-    for (int b = 0; b < s.n; ++b)
-      for (int g = 0; g < groups; ++g)
-        for (int oy = 0; oy < s.oh; ++oy)
-          fwd_row(&s, x, wf, bf, y, b, g, oy, xa, xb, cc);
+    pack_claimed(&s, wt, 0, wf, next, &packed, nblk);
+    for (long it; (it = dnnk_claim(&next[1])) < (long)s.n * groups;)
+      for (int oy = 0; oy < s.oh; ++oy)
+        fwd_row(&s, x, wf, bf, y, b_of(it, groups), (int)(it % groups), oy, xa,
+                xb, cc);
   }
   free(own);
 }
@@ -489,16 +503,13 @@ void bk_backward_data(const dnnk_conv_desc *d, const float *dy, const float *wt,
   float *own, *wd = take(ws, ws_floats, bk_workspace(d, 1), &own);
   int groups = (s.cbn + 1) / 2;
   int cc = s.kbn == 1 ? s.k : CB;
+  long next[2] = {0, 0}, packed = 0, nblk = (long)s.kbn * s.cbn;
 #pragma omp parallel
   {
-#pragma omp for schedule(static)
-    for (int blk = 0; blk < s.kbn * s.cbn; ++blk)
-      pack_weights(&s, wt, 1, wd, blk);
-#pragma omp for collapse(3) schedule(static)
-    for (int b = 0; b < s.n; ++b)
-      for (int g = 0; g < groups; ++g)
-        for (int iy = 0; iy < s.h; ++iy)
-          bwd_row(&s, dy, wd, dx, b, g, iy, cc);
+    pack_claimed(&s, wt, 1, wd, next, &packed, nblk);
+    for (long it; (it = dnnk_claim(&next[1])) < (long)s.n * groups;)
+      for (int iy = 0; iy < s.h; ++iy)
+        bwd_row(&s, dy, wd, dx, b_of(it, groups), (int)(it % groups), iy, cc);
   }
   free(own);
 }

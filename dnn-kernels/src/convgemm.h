@@ -118,6 +118,45 @@ CG_NO_CALLS static inline void zero_short(float *d, int n) {
     d[i] = 0.0f;
 }
 
+/* d[i] = s[2 i] for i < n, reading no further than s[avail - 1]: 8 at a
+ * time by deinterleaving 16 contiguous floats (a strided scalar loop is
+ * slow). */
+CG_NO_CALLS static inline void
+copy_stride2(float *restrict d, const float *restrict s, int n, long avail) {
+  int i = 0;
+#if defined(__clang__) && !defined(DNNK_PLAIN_MICRO)
+  for (; i + 8 <= n && 2L * i + 16 <= avail; i += 8) {
+    cg_v8 lo = *(const cg_v8 *)(s + 2 * i),
+          hi = *(const cg_v8 *)(s + 2 * i + 8);
+    *(cg_v8 *)(d + i) =
+        __builtin_shufflevector(lo, hi, 0, 2, 4, 6, 8, 10, 12, 14);
+  }
+#endif
+  for (; i < n; ++i)
+    d[i] = s[2 * i];
+}
+
+/* d[2 i] = s[i], d[2 i + 1] = 0 for i < n: a stride-2 row with the zeros
+ * between its points, 8 points (two 8-float stores) at a time. */
+CG_NO_CALLS static inline void spread_stride2(float *restrict d,
+                                              const float *restrict s, int n) {
+  int i = 0;
+#if defined(__clang__) && !defined(DNNK_PLAIN_MICRO)
+  const cg_v8 z = {0};
+  for (; i + 8 <= n; i += 8) {
+    cg_v8 v = *(const cg_v8 *)(s + i);
+    *(cg_v8 *)(d + 2 * i) =
+        __builtin_shufflevector(v, z, 0, 8, 1, 8, 2, 8, 3, 8);
+    *(cg_v8 *)(d + 2 * i + 8) =
+        __builtin_shufflevector(v, z, 4, 8, 5, 8, 6, 8, 7, 8);
+  }
+#endif
+  for (; i < n; ++i) {
+    d[2 * i] = s[i];
+    d[2 * i + 1] = 0.0f;
+  }
+}
+
 /* d[0, n) = s[0, n) + add (set) or d += s + add, for short n: whole 8- and
  * 4-float vectors first (a vectorised loop would leave up to 31 to its
  * scalar remainder). */

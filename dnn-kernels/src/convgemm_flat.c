@@ -96,21 +96,6 @@ void cg_flat_offsets(const cg_gather *g, const cg_flat *f, long *roff) {
   }
 }
 
-/* d[i] = s[2 i] for i < n: stride-2 phases of NCHW rows, 8 at a time by
- * deinterleaving 16 contiguous floats (a strided scalar loop is slow). */
-static void copy_stride2(float *restrict d, const float *restrict s, int n) {
-  int i = 0;
-#if defined(__clang__) && !defined(DNNK_PLAIN_MICRO)
-  typedef float v8 __attribute__((vector_size(32), aligned(4)));
-  for (; i + 8 <= n && 2 * i + 16 <= 2 * n - 1; i += 8) {
-    v8 lo = *(const v8 *)(s + 2 * i), hi = *(const v8 *)(s + 2 * i + 8);
-    *(v8 *)(d + i) = __builtin_shufflevector(lo, hi, 0, 2, 4, 6, 8, 10, 12, 14);
-  }
-#endif
-  for (; i < n; ++i)
-    d[i] = s[2 * i];
-}
-
 /* One padded phase plane: source rows py + sy k, columns px + sx k. */
 CG_NO_CALLS static void pad_plane(const cg_gather *g, const cg_flat *f,
                                   const float *src, int py, int px, float *d) {
@@ -127,7 +112,7 @@ CG_NO_CALLS static void pad_plane(const cg_gather *g, const cg_flat *f,
     if (xs == 1) {
       copy_short(d + x0, s, x1 - x0);
     } else if (xs == 2) {
-      copy_stride2(d + x0, s, x1 - x0);
+      copy_stride2(d + x0, s, x1 - x0, 2L * (x1 - x0) - 1);
     } else {
       for (int x = x0; x < x1; ++x)
         d[x] = s[(x - x0) * xs];

@@ -196,15 +196,6 @@ static void gemm_blocked(int trans_a, int trans_b, int m, int n, int k,
   free(raw);
 }
 
-/* Claims the next item of a loop the threads share dynamically (libomp's
- * dynamic schedule formats a debug string for every chunk). */
-static inline int claim(int *counter) {
-  int item;
-#pragma omp atomic capture
-  item = (*counter)++;
-  return item;
-}
-
 /* The parallel GEMM for C with many rows (square and long-m shapes): the
  * threads share each KC x NC packed B panel, packed cooperatively into one
  * of two buffers, and take row blocks of C dynamically, each packing its own
@@ -230,8 +221,8 @@ static void gemm_rows(int trans_a, int trans_b, int m, int n, int k,
   float *raw = (float *)malloc((size_t)(a_size * threads + 2 * b_size + 16) *
                                sizeof(float));
   /* Two work counters per panel: its B slivers and its row blocks. */
-  int *counters = (int *)calloc(
-      2 * (size_t)blocks(n, DNNK_NC) * blocks(k, DNNK_KC), sizeof(int));
+  long *counters = (long *)calloc(
+      2 * (size_t)blocks(n, DNNK_NC) * blocks(k, DNNK_KC), sizeof(long));
   if (!raw || !counters) {
     free(raw);
     free(counters);
@@ -255,10 +246,11 @@ static void gemm_rows(int trans_a, int trans_b, int m, int n, int k,
             align64(raw + (long)threads * a_size + (panel & 1) * b_size);
         const float *b_src =
             trans_b ? b + (long)jc * ldb + pc : b + (long)pc * ldb + jc;
-        for (int t; (t = claim(&counters[2 * panel])) < n_slivers;)
+        for (int t; (t = (int)dnnk_claim(&counters[2 * panel])) < n_slivers;)
           dnnk_gemm_pack_b(trans_b, kc, nc, t, 1, b_src, ldb, pack_b);
 #pragma omp barrier
-        for (int rb; (rb = claim(&counters[2 * panel + 1])) < row_blocks;) {
+        for (int rb;
+             (rb = (int)dnnk_claim(&counters[2 * panel + 1])) < row_blocks;) {
           int ic = rb * mb, mc = min_int(mb, m - ic);
           const float *a_src =
               trans_a ? a + (long)pc * lda + ic : a + (long)ic * lda + pc;

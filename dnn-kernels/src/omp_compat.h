@@ -16,4 +16,31 @@ static inline int omp_get_max_threads(void) { return 1; }
 static inline int omp_in_parallel(void) { return 0; }
 #endif
 
+/* Claims the next item of a loop the team shares dynamically: a thread that
+ * wakes late (after a pause the workers sleep) leaves its items to those
+ * already running, and there is no per-chunk runtime call (libomp's dynamic
+ * schedule formats a debug string for every chunk). */
+static inline long dnnk_claim(long *counter) {
+  long item;
+#pragma omp atomic capture
+  item = (*counter)++;
+  return item;
+}
+
+/* Counts one finished item of a phase others wait for (wait_count). */
+static inline void dnnk_count_done(long *done) {
+#pragma omp atomic update seq_cst
+  ++*done;
+}
+
+/* Waits until total items of a phase are done: unlike a barrier it waits
+ * for the work, not for every thread (one still asleep has claimed none). */
+static inline void dnnk_wait_count(long *done, long total) {
+  long seen;
+  do {
+#pragma omp atomic read seq_cst
+    seen = *done;
+  } while (seen < total);
+}
+
 #endif /* DNNK_OMP_COMPAT_H */
