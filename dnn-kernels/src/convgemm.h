@@ -157,6 +157,17 @@ CG_NO_CALLS static inline void spread_stride2(float *restrict d,
   }
 }
 
+/* Prefetches floats floats from p, one line per step floats. */
+static inline void prefetch_span(const float *p, long floats, long step,
+                                 int write) {
+  for (long i = 0; i < floats; i += step) {
+    if (write)
+      __builtin_prefetch(p + i, 1, 3);
+    else
+      __builtin_prefetch(p + i, 0, 3);
+  }
+}
+
 /* d[0, n) = s[0, n) + add (set) or d += s + add, for short n: whole 8- and
  * 4-float vectors first (a vectorised loop would leave up to 31 to its
  * scalar remainder). */
