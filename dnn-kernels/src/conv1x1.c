@@ -10,7 +10,6 @@
  * reduction of the weights' gradient. */
 #include <stdlib.h>
 
-#include "alloc.h"
 #include "conv1x1.h"
 #include "convgemm.h"
 #include "omp_compat.h"
@@ -97,14 +96,9 @@ static void begin(const dnnk_conv_desc *d, float *ws, size_t ws_floats,
   p->g = geom(d);
   p->fixed = fixed_floats(d);
   p->slot = slot_floats(d);
-  p->own = NULL;
-  if (!ws || ws_floats < p->fixed + p->slot) {
-    ws_floats = pw_workspace(d, omp_in_parallel() ? 1 : omp_get_max_threads());
-    ws = p->own = (float *)dnnk_alloc(ws_floats * sizeof(float),
-                                      "pointwise convolution: workspace");
-  }
+  p->threads = cg_take_workspace(&ws, &ws_floats, p->fixed, p->slot, p->g.items,
+                                 &p->own, "pointwise convolution: workspace");
   p->ws = ws;
-  p->threads = cg_slot_threads(ws_floats, p->fixed, p->slot, p->g.items);
 }
 
 /* Thread t's slot of the pass's workspace. */

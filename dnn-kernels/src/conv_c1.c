@@ -8,7 +8,6 @@
  * source row serving every tile row it reaches. */
 #include <stdlib.h>
 
-#include "alloc.h"
 #include "conv_c1.h"
 #include "convgemm.h"
 #include "omp_compat.h"
@@ -153,14 +152,9 @@ static void image(const dnnk_conv_desc *d, const float *dy, const float *wt,
 void c1_backward_data(const dnnk_conv_desc *d, const float *dy, const float *wt,
                       float *dx, float *ws, size_t ws_floats) {
   size_t slot = slot_floats(d);
-  float *own = NULL;
-  int max = omp_in_parallel() ? 1 : omp_get_max_threads();
-  if (!ws || ws_floats < slot) {
-    ws_floats = slot * (size_t)max;
-    ws = own = (float *)dnnk_alloc(ws_floats * sizeof(float),
-                                   "one-channel data gradient: workspace");
-  }
-  int threads = cg_slot_threads(ws_floats, 0, slot, d->n);
+  float *own;
+  int threads = cg_take_workspace(&ws, &ws_floats, 0, slot, d->n, &own,
+                                  "one-channel data gradient: workspace");
   long planes = planes_floats(d);
 #pragma omp parallel num_threads(threads)
   {

@@ -9,7 +9,6 @@
  * of channels; the lanes are added once per image. */
 #include <stdlib.h>
 
-#include "alloc.h"
 #include "conv_c1.h"
 #include "convgemm.h"
 #include "omp_compat.h"
@@ -162,14 +161,9 @@ void c1_backward_weights(const dnnk_conv_desc *d, const float *x,
                          const float *dy, float *dw, float *dbias, float *ws,
                          size_t ws_floats) {
   size_t slot = w1_slot(d);
-  float *own = NULL;
-  int max = omp_in_parallel() ? 1 : omp_get_max_threads();
-  if (!ws || ws_floats < slot) {
-    ws_floats = slot * (size_t)max;
-    ws = own = (float *)dnnk_alloc(ws_floats * sizeof(float),
-                                   "one-channel weights' gradient: workspace");
-  }
-  int threads = cg_slot_threads(ws_floats, 0, slot, d->n);
+  float *own;
+  int threads = cg_take_workspace(&ws, &ws_floats, 0, slot, d->n, &own,
+                                  "one-channel weights' gradient: workspace");
   long nimg = image_floats(d), ndy = dy_floats(d);
   long nw = (long)d->k * d->kh * d->kw;
 #pragma omp parallel num_threads(threads)

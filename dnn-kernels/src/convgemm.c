@@ -155,6 +155,17 @@ int cg_slot_threads(size_t ws_floats, size_t fixed, size_t slot, long work) {
   return t < 1 ? 1 : (int)t;
 }
 
+int cg_take_workspace(float **ws, size_t *ws_floats, size_t fixed, size_t slot,
+                      long work, float **own, const char *what) {
+  *own = NULL;
+  if (!*ws || *ws_floats < fixed + slot) {
+    int max = omp_in_parallel() ? 1 : omp_get_max_threads();
+    *ws_floats = fixed + slot * (size_t)max;
+    *ws = *own = (float *)dnnk_alloc(*ws_floats * sizeof(float), what);
+  }
+  return cg_slot_threads(*ws_floats, fixed, slot, work);
+}
+
 /* One block of columns of the wide product, in thread slot sl. */
 static void wide_block_run(const cg_gather *g, const cg_geom *geo, int m,
                            const cg_scatter *out, const float *bias,
@@ -195,13 +206,9 @@ void cg_wide(const cg_gather *g, const cg_weights *w, int m,
   int nb = wide_block(g);
   long nblocks = (cols + nb - 1) / nb;
   size_t fixed = wide_fixed(g, m), slot = wide_slot(g);
-  float *own = NULL;
-  if (!ws || ws_floats < fixed + slot) {
-    ws_floats = cg_wide_workspace(g, m, omp_get_max_threads());
-    ws = own =
-        (float *)dnnk_alloc(ws_floats * sizeof(float), "convGemm: workspace");
-  }
-  int threads = cg_slot_threads(ws_floats, fixed, slot, nblocks);
+  float *own;
+  int threads = cg_take_workspace(&ws, &ws_floats, fixed, slot, nblocks, &own,
+                                  "convGemm: workspace");
   int mr = cg_tile_rows(m);
   float *ap = align64(ws);
   cg_geom *geo = (cg_geom *)align64(ap + round_up(m, mr) * cg_rows(g));

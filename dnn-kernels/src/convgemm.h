@@ -341,6 +341,13 @@ void cg_deep(const cg_gather *g, const cg_scatter *dy, int m, float *dw,
  * for after its fixed part, at most the caller allows and one per item. */
 int cg_slot_threads(size_t ws_floats, size_t fixed, size_t slot, long work);
 
+/* A pass's workspace: the caller's *ws when it holds the fixed part and one
+ * slot, else a new one (*own, for the caller to free; what names it in the
+ * out-of-memory error) with a slot per thread allowed. Returns the threads
+ * for work items, as cg_slot_threads. */
+int cg_take_workspace(float **ws, size_t *ws_floats, size_t fixed, size_t slot,
+                      long work, float **own, const char *what);
+
 /* Whether the weights' gradient (m rows) takes dot products of padded
  * streams (convgemm_dot.c): padded-image plan and a small dW. */
 int cg_dot_ok(const cg_gather *g, const cg_flat *f, int m);

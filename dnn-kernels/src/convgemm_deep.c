@@ -7,7 +7,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "alloc.h"
 #include "convgemm.h"
 #include "omp_compat.h"
 
@@ -154,18 +153,10 @@ static double channel_sum(const cg_gather *g, const cg_scatter *dy, int mi) {
 void cg_deep(const cg_gather *g, const cg_scatter *dy, int m, float *dw,
              float *dbias, const cg_weights *w, float *ws, size_t ws_floats) {
   long depth = cg_cols(g), chunks = (depth + DNNK_KC - 1) / DNNK_KC;
-  size_t slot = deep_slot(g, m);
-  float *own = NULL;
-  size_t fixed = deep_fixed(g);
-  if (!ws || ws_floats < fixed + slot) {
-    ws_floats = cg_deep_workspace(g, m, omp_get_max_threads());
-    ws = own = (float *)dnnk_alloc(ws_floats * sizeof(float),
-                                   "convGemm weights' gradient: workspace");
-  }
-  int max = omp_in_parallel() ? 1 : omp_get_max_threads();
-  long fit = (long)((ws_floats - fixed) / slot);
-  int threads = (int)min_l(min_l(max, fit), chunks);
-  threads = threads < 1 ? 1 : threads;
+  size_t slot = deep_slot(g, m), fixed = deep_fixed(g);
+  float *own;
+  int threads = cg_take_workspace(&ws, &ws_floats, fixed, slot, chunks, &own,
+                                  "convGemm weights' gradient: workspace");
   int rows = cg_rows(g);
   long mpad = round_up(m, cg_tile_rows(m)), rpad = round_up(rows, DNNK_NR);
   cg_geom *geo = (cg_geom *)align64(ws);
