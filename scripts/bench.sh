@@ -41,7 +41,7 @@ cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 targets=(ompdpu-server ompdpu-cli ompdpu ompdpu-plugins suite ompdpu-train)
 # The micro-benchmarks (benchmarks/micro) go into the report when present.
 available=$(cmake --build "$BUILD" --target help 2>/dev/null || true)
-for t in ompdpu-offload-micro ompdpu-mpi-pingpong; do
+for t in ompdpu-offload-micro ompdpu-mpi-pingpong ompdpu-launch-layers; do
   grep -q "^$t:" <<<"$available" && targets+=("$t")
 done
 cmake --build "$BUILD" -j"${JOBS:-2}" --target "${targets[@]}"

@@ -83,6 +83,8 @@ std::vector<std::string> jobArgs(const std::string &ServerExe,
       Args.insert(Args.end(), {"taskset", "-c", Cores});
     Args.insert(Args.end(), {ServerExe, "--mpi", "--listen",
                              "127.0.0.1:" + std::to_string(Base)});
+    for (std::string &S : authArgs(O)) // the run's key, as separate servers get
+      Args.push_back(std::move(S));
     if (!Cores.empty())
       Args.insert(Args.end(), {"--cores", Cores});
     for (std::string &S : sharingOptions(Plan, K))

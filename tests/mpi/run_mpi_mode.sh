@@ -34,4 +34,29 @@ echo "$OUT"
 grep -qx "ranks: 0 1" <<<"$OUT"
 grep -qx "exchange: correct" <<<"$OUT"
 grep -qx "on-server: 1" <<<"$OUT"
+kill $MPIRUN 2>/dev/null || true
+wait $MPIRUN 2>/dev/null || true
+trap - EXIT
+
+# The same job started by `ompdpu emulate --mpi` (the benchmark suite's
+# halo offload-mpi way): the ranks must get the run's key.
+coproc EMU { exec "$BIN/ompdpu" emulate 2 --mpi -- mpirun --allow-run-as-root \
+  --oversubscribe --mca pml ob1 --mca btl self,vader 2>"$WORK/emulate.log"; }
+EMU_JOB=$EMU_PID
+trap 'kill $EMU_JOB 2>/dev/null || true' EXIT
+if ! read -r -t 90 LINE <&"${EMU[0]}"; then
+  cat "$WORK/emulate.log" >&2
+  echo "ompdpu emulate --mpi did not announce its DPUs" >&2
+  exit 1
+fi
+DEVICES=$(python3 -c 'import json,sys; print(",".join(json.loads(sys.argv[1])["devices"]))' "$LINE")
+KEY=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["key"])' "$LINE")
+OUT=$(OMPDPU_KEY=$KEY OMP_TARGET_OFFLOAD=mandatory timeout 60 "$BIN/ompdpu" run --devices "$DEVICES" -- "$WORK/halo_ring")
+echo "$OUT"
+grep -qx "ranks: 0 1" <<<"$OUT"
+grep -qx "exchange: correct" <<<"$OUT"
+grep -qx "on-server: 1" <<<"$OUT"
+exec {EMU[1]}>&-
+wait $EMU_JOB || true
+trap - EXIT
 echo "mpi mode: passed"
