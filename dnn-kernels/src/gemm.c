@@ -55,6 +55,12 @@ static void scale_c(int m, int n, float beta, float *c, int ldc) {
   }
 }
 
+/* Depth of the slices: k split into equal slices of at most GEMM_KC (576
+ * as 288 + 288, not 512 + a 64-deep slice that costs a whole pass over C). */
+static inline int slice_depth(int k) {
+  return blocks(k, blocks(k, DNNK_GEMM_KC));
+}
+
 /* Aligns p up to a 64-byte cache line. */
 static inline float *align64(float *p) {
   return (float *)(((uintptr_t)p + 63) & ~(uintptr_t)63);
@@ -128,11 +134,12 @@ static void blocked_loops(int trans_a, int trans_b, int m, int n, int k,
                           float *pack_b, int tid, int nt) {
   int first_mode = first_store_mode(beta);
   int lo, hi, direct = a_in_place(trans_a, alpha, m, k);
+  int kc_step = slice_depth(k);
   for (int jc = 0; jc < n; jc += DNNK_NC) {
     int nc = min_int(DNNK_NC, n - jc);
     int n_slivers = blocks(nc, DNNK_NR);
-    for (int pc = 0; pc < k; pc += DNNK_KC) {
-      int kc = min_int(DNNK_KC, k - pc);
+    for (int pc = 0; pc < k; pc += kc_step) {
+      int kc = min_int(kc_step, k - pc);
       int mode = pc == 0 ? first_mode : DNNK_STORE_ADD;
       const float *b_src =
           trans_b ? b + (long)jc * ldb + pc : b + (long)pc * ldb + jc;
@@ -175,7 +182,7 @@ static void blocked_loops(int trans_a, int trans_b, int m, int n, int k,
 static void gemm_blocked(int trans_a, int trans_b, int m, int n, int k,
                          float alpha, const float *a, int lda, const float *b,
                          int ldb, float beta, float *c, int ldc, int parallel) {
-  int kc_max = min_int(k, DNNK_KC);
+  int kc_max = slice_depth(k);
   int mc_max = blocks(min_int(m, DNNK_MC), DNNK_MR) * DNNK_MR;
   int nc_max = blocks(min_int(n, DNNK_NC), DNNK_NR) * DNNK_NR;
   long a_size = (long)mc_max * kc_max, b_size = (long)nc_max * kc_max;
@@ -207,7 +214,7 @@ static void gemm_blocked(int trans_a, int trans_b, int m, int n, int k,
 static void gemm_rows(int trans_a, int trans_b, int m, int n, int k,
                       float alpha, const float *a, int lda, const float *b,
                       int ldb, float beta, float *c, int ldc, int threads) {
-  int kc_max = min_int(k, DNNK_KC);
+  int kc_max = slice_depth(k);
   /* Row blocks: at most MC, at least two per thread, and a multiple of the
    * threads in number, of equal height (blocks of MC and a short last one
    * left one thread idle for up to a block per panel: 0.93x at 1024). */
@@ -222,7 +229,7 @@ static void gemm_rows(int trans_a, int trans_b, int m, int n, int k,
                                sizeof(float));
   /* Two work counters per panel: its B slivers and its row blocks. */
   long *counters = (long *)calloc(
-      2 * (size_t)blocks(n, DNNK_NC) * blocks(k, DNNK_KC), sizeof(long));
+      2 * (size_t)blocks(n, DNNK_NC) * blocks(k, kc_max), sizeof(long));
   if (!raw || !counters) {
     free(raw);
     free(counters);
@@ -239,8 +246,8 @@ static void gemm_rows(int trans_a, int trans_b, int m, int n, int k,
     for (int jc = 0; jc < n; jc += DNNK_NC) {
       int nc = min_int(DNNK_NC, n - jc);
       int n_slivers = blocks(nc, DNNK_NR);
-      for (int pc = 0; pc < k; pc += DNNK_KC, ++panel) {
-        int kc = min_int(DNNK_KC, k - pc);
+      for (int pc = 0; pc < k; pc += kc_max, ++panel) {
+        int kc = min_int(kc_max, k - pc);
         int mode = pc == 0 ? first_mode : DNNK_STORE_ADD;
         float *pack_b =
             align64(raw + (long)threads * a_size + (panel & 1) * b_size);

@@ -71,6 +71,17 @@
 #ifndef DNNK_KC
 #define DNNK_KC DNNK_KC_DEFAULT
 #endif
+/* Depth of the GEMM's own panels (dnnk_sgemm). Deeper than convGemm's
+ * slices where C's passes cost more than a B sliver beyond L1: on AVX-512,
+ * with KC 256 a square 2048 product re-read and re-wrote its 16 MiB C from
+ * L3 eight times. */
+#ifndef DNNK_GEMM_KC
+#if defined(__AVX512F__)
+#define DNNK_GEMM_KC 512
+#else
+#define DNNK_GEMM_KC DNNK_KC
+#endif
+#endif
 /* Rows of the packed A block (a multiple of MR), sized for L2. */
 #ifndef DNNK_MC
 #define DNNK_MC (DNNK_MR * 24)

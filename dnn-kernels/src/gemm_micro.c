@@ -93,11 +93,27 @@ micro_tile(int nv, int direct, long lda, int kc, const float *restrict ap,
   for (int i = 0; i < DNNK_MR; ++i)
     for (int v = 0; v < nv; ++v)
       acc[i][v] = (dnnk_vf){0};
+  /* In deep slices C's rows are prefetched one every few steps: issued all
+   * at once they stalled the kernel (likely by taking the line-fill buffers
+   * that the B sliver's loads from L2 need too). */
+  int pf_every = kc / (2 * DNNK_MR);
+  if (pf_every > 16)
+    pf_every = 16;
+  if (pf_every < 1)
+    pf_every = 1;
   int p = 0;
-  for (; p < kc && p < DNNK_MR; ++p) {
-    if (p < mr)
-      prefetch_c_row(c + (long)p * ldc, nr);
-    DNNK_MICRO_STEP(p, nv);
+  if (pf_every == 1) {
+    for (; p < kc && p < DNNK_MR; ++p) {
+      if (p < mr)
+        prefetch_c_row(c + (long)p * ldc, nr);
+      DNNK_MICRO_STEP(p, nv);
+    }
+  } else {
+    for (int i = 0; i < mr && p < kc; ++i) {
+      prefetch_c_row(c + (long)i * ldc, nr);
+      for (int end = p + pf_every < kc ? p + pf_every : kc; p < end; ++p)
+        DNNK_MICRO_STEP(p, nv);
+    }
   }
   /* Two steps per iteration: half the loop's index arithmetic. */
   for (; p + 2 <= kc; p += 2) {
@@ -276,11 +292,11 @@ void dnnk_gemm_micro(int kc, const float *ap, const float *bp, float *c,
   }
 }
 
-/* Packs the rows first (at most KC deep: the driver's slices). */
+/* Packs the rows first (at most KC or GEMM_KC deep: the drivers' slices). */
 void dnnk_gemm_micro_rows(int kc, const float *ap, long lda, const float *bp,
                           float *c, int ldc, int mr, int nr, int mode,
                           float beta) {
-  float sliver[DNNK_KC * DNNK_MR];
+  float sliver[(DNNK_GEMM_KC > DNNK_KC ? DNNK_GEMM_KC : DNNK_KC) * DNNK_MR];
   for (int p = 0; p < kc; ++p)
     for (int i = 0; i < DNNK_MR; ++i)
       sliver[p * DNNK_MR + i] = ap[(i < mr ? i : mr - 1) * lda + p];
