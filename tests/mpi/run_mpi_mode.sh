@@ -8,6 +8,16 @@ MPI_INC=$(pkg-config --cflags-only-I ompi-c 2>/dev/null || echo -I/usr/lib/x86_6
 MPI_LIBS=$(pkg-config --libs ompi-c 2>/dev/null || echo -lmpi)
 clang-14 -O1 -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu -I"$INC" $MPI_INC \
   "$SRC/halo_ring.c" -o "$WORK/halo_ring" -L"$LIB" -lompdpu_mpi $MPI_LIBS
+# Runs halo_ring against the servers $1 (offloading mandatory, OMPDPU_KEY
+# as exported) and checks that both ranks exchanged on the servers.
+run_halo() {
+  local out
+  out=$(OMP_TARGET_OFFLOAD=mandatory timeout 60 "$BIN/ompdpu" run --devices "$1" -- "$WORK/halo_ring")
+  echo "$out"
+  grep -qx "ranks: 0 1" <<<"$out"
+  grep -qx "exchange: correct" <<<"$out"
+  grep -qx "on-server: 1" <<<"$out"
+}
 # Below the ephemeral range, where the sockets of tests running beside this
 # one (UCX connections, emulated servers on port 0) cannot hold PORT or PORT+1.
 EPHEMERAL_LOW=$(cut -f1 /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
@@ -29,11 +39,7 @@ for _ in $(seq 100); do
   if grep -q "rank 1 of 2 listening" "$WORK/servers.log" && grep -q "rank 0 of 2 listening" "$WORK/servers.log"; then break; fi
   sleep 0.1
 done
-OUT=$(OMP_TARGET_OFFLOAD=mandatory timeout 60 "$BIN/ompdpu" run --devices "$DEVICES" -- "$WORK/halo_ring")
-echo "$OUT"
-grep -qx "ranks: 0 1" <<<"$OUT"
-grep -qx "exchange: correct" <<<"$OUT"
-grep -qx "on-server: 1" <<<"$OUT"
+run_halo "$DEVICES"
 kill $MPIRUN 2>/dev/null || true
 wait $MPIRUN 2>/dev/null || true
 trap - EXIT
@@ -51,11 +57,8 @@ if ! read -r -t 90 LINE <&"${EMU[0]}"; then
 fi
 DEVICES=$(python3 -c 'import json,sys; print(",".join(json.loads(sys.argv[1])["devices"]))' "$LINE")
 KEY=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["key"])' "$LINE")
-OUT=$(OMPDPU_KEY=$KEY OMP_TARGET_OFFLOAD=mandatory timeout 60 "$BIN/ompdpu" run --devices "$DEVICES" -- "$WORK/halo_ring")
-echo "$OUT"
-grep -qx "ranks: 0 1" <<<"$OUT"
-grep -qx "exchange: correct" <<<"$OUT"
-grep -qx "on-server: 1" <<<"$OUT"
+OMPDPU_KEY=$KEY
+run_halo "$DEVICES"
 exec {EMU[1]}>&-
 wait $EMU_JOB || true
 trap - EXIT
