@@ -2,6 +2,7 @@
 #include "client/request_link.h"
 
 #include "client/reply_landing.h"
+#include "client/waiting_thread.h"
 #include "common/log.h"
 
 #include <cstdio>
@@ -323,10 +324,9 @@ bool RequestLink::waitUntil(const Ticket &T, Clock::time_point Deadline) {
         if (Now > Deadline)
           return false;
         if (Round == 32)
-          SpinUntil =
-              Now +
-              std::chrono::duration_cast<Clock::duration>(
-                  std::chrono::duration<double, std::micro>(Cfg.SpinMicros));
+          SpinUntil = Now + std::chrono::duration_cast<Clock::duration>(
+                                std::chrono::duration<double, std::micro>(
+                                    spinMicrosFor(Cfg.SpinMicros)));
         else if (Now > SpinUntil)
           Sleep = Ends.arm();
       }
@@ -337,6 +337,7 @@ bool RequestLink::waitUntil(const Ticket &T, Clock::time_point Deadline) {
     if (!Sleep && Cfg.YieldWhenIdle && (Round & 63) == 0)
       sched_yield();
     if (Sleep) {
+      shortenSliceForWakeups(Cfg.WakeSliceMicros);
       Ends.sleep(5);
       std::lock_guard<std::mutex> L(M);
       Ends.progressSupervisor();

@@ -121,7 +121,8 @@ Expected<ClientConfig> loadClientConfig(const EnvLookup &Env) {
                  {"OMPDPU_TIMEOUT", &C.ResponseTimeout},
                  {"OMPDPU_HEARTBEAT", &C.HeartbeatInterval},
                  {"OMPDPU_KERNEL_TIMEOUT", &C.KernelTimeout},
-                 {"OMPDPU_SPIN_US", &C.SpinMicros}};
+                 {"OMPDPU_SPIN_US", &C.SpinMicros},
+                 {"OMPDPU_WAKE_SLICE_US", &C.WakeSliceMicros}};
   for (auto &N : Numbers)
     if (const char *V = Env(N.Name)) {
       auto D = parseSeconds(N.Name, V);

@@ -25,7 +25,14 @@ struct ClientConfig {
   double ResponseTimeout = 10.0;  ///< OMPDPU_TIMEOUT: silence before "dead"
   double HeartbeatInterval = 0.5; ///< OMPDPU_HEARTBEAT: ping after this
   double KernelTimeout = 0.0;     ///< OMPDPU_KERNEL_TIMEOUT: 0 = none
-  double SpinMicros = 50.0;       ///< OMPDPU_SPIN_US: busy-poll before sleep
+  /// OMPDPU_SPIN_US: busy-poll before sleeping; < 0 (unset): 50, or 0 for
+  /// a thread allowed on one core only (its polling would take that core
+  /// from the program's other threads).
+  double SpinMicros = -1.0;
+  /// OMPDPU_WAKE_SLICE_US: the time slice a thread asks for when it first
+  /// sleeps for a reply, so that its wake-ups preempt a computing thread on
+  /// its core (see client/waiting_thread.h); 0: leave threads alone.
+  double WakeSliceMicros = 100.0;
   /// OMPDPU_YIELD=1: a waiting thread yields its core every few
   /// microseconds while it polls (host processes sharing a core, as Open
   /// MPI's mpi_yield_when_idle).

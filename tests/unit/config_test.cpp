@@ -56,6 +56,23 @@ TEST(Config, EnvironmentWinsAndTimeoutsParse) {
   EXPECT_FALSE(loadClientConfig(envOf({{"OMPDPU_DEVICES", "nope"}})));
 }
 
+TEST(Config, PollingAndWakeSlice) {
+  auto C = loadClientConfig(envOf({{"OMPDPU_DEVICES", ""}}));
+  ASSERT_TRUE(C);
+  EXPECT_LT(C->SpinMicros, 0); // unset: chosen per thread
+  EXPECT_DOUBLE_EQ(C->WakeSliceMicros, 100);
+  C = loadClientConfig(envOf({{"OMPDPU_DEVICES", ""},
+                              {"OMPDPU_SPIN_US", "0"},
+                              {"OMPDPU_WAKE_SLICE_US", "250"}}));
+  ASSERT_TRUE(C);
+  EXPECT_DOUBLE_EQ(C->SpinMicros, 0);
+  EXPECT_DOUBLE_EQ(C->WakeSliceMicros, 250);
+  auto Bad = loadClientConfig(envOf({{"OMPDPU_WAKE_SLICE_US", "short"}}));
+  ASSERT_FALSE(Bad);
+  EXPECT_NE(Bad.status().message().find("OMPDPU_WAKE_SLICE_US"),
+            std::string::npos);
+}
+
 TEST(Config, YieldWhenIdle) {
   auto C = loadClientConfig(envOf({{"OMPDPU_DEVICES", ""}}));
   ASSERT_TRUE(C);

@@ -5,11 +5,13 @@
 //
 //===----------------------------------------------------------------------===//
 #include "client/connection.h"
+#include "client/waiting_thread.h"
 
 #include "transport/memory_worker.h"
 
 #include <atomic>
 #include <gtest/gtest.h>
+#include <sched.h>
 #include <thread>
 
 using namespace ompdpu;
@@ -23,9 +25,10 @@ namespace {
 /// A supervisor and its session, on a thread of their own.
 class FakeServer {
 public:
-  int32_t HelloCode = kOk;         ///< what the HelloReply says
-  size_t RetrieveBytes = SIZE_MAX; ///< bytes a Retrieve is answered with
-  std::atomic<bool> Silent{false}; ///< stop answering the session's requests
+  int32_t HelloCode = kOk;          ///< what the HelloReply says
+  size_t RetrieveBytes = SIZE_MAX;  ///< bytes a Retrieve is answered with
+  std::atomic<bool> Silent{false};  ///< stop answering the session's requests
+  std::atomic<int> AllocDelayMs{0}; ///< before answering an Alloc
   std::atomic<int> Requests{0};
 
   explicit FakeServer(transport::MemoryNetwork &Net)
@@ -113,6 +116,7 @@ private:
       EXPECT_TRUE(decodeBody(Body, A).ok());
       EXPECT_EQ(A.Token, 1234u);
     } else if (H.Type == MsgType::Alloc) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(AllocDelayMs));
       R.Value = 0x10000;
     } else if (H.Type == MsgType::Retrieve) {
       Transfer T;
@@ -313,6 +317,67 @@ TEST_F(ConnectionTest, ASilentServerIsDeclaredDead) {
   Status S = (*C)->wait((*C)->alloc(8, 0));
   ASSERT_FALSE(S.ok());
   EXPECT_EQ(S.message(), "server not responding for 0.5 s (OMPDPU_TIMEOUT)");
+}
+
+/// The time slices of a thread that waits for an Alloc which the server
+/// answers after 30 ms: before and after the wait, and of a thread it
+/// creates after the wait.
+struct SlicesAround {
+  int64_t Before = -1, After = -1, Child = -1;
+};
+SlicesAround sliceAroundASlowReply(Connection &C, FakeServer &Server) {
+  Server.AllocDelayMs = 30;
+  SlicesAround S;
+  std::thread([&] {
+    S.Before = currentSliceNanos();
+    EXPECT_TRUE(C.wait(C.alloc(8, 0)).ok());
+    S.After = currentSliceNanos();
+    std::thread([&] { S.Child = currentSliceNanos(); }).join();
+  }).join();
+  return S;
+}
+
+TEST_F(ConnectionTest, AThreadThatSleptForAReplyHasAShortSlice) {
+  Cfg.SpinMicros = 0;
+  Cfg.WakeSliceMicros = 200;
+  auto C = open();
+  ASSERT_TRUE(static_cast<bool>(C)) << C.status().message();
+  auto S = sliceAroundASlowReply(**C, Server);
+  if (S.Before <= 0)
+    GTEST_SKIP() << "the kernel reports no time slices (Linux < 6.12)";
+  EXPECT_NE(S.Before, 200000);
+  EXPECT_EQ(S.After, 200000);
+  EXPECT_NE(S.Child, 200000); // threads it creates start with the default
+}
+
+TEST_F(ConnectionTest, AZeroWakeSliceLeavesTheThreadAlone) {
+  Cfg.SpinMicros = 0;
+  Cfg.WakeSliceMicros = 0;
+  auto C = open();
+  ASSERT_TRUE(static_cast<bool>(C)) << C.status().message();
+  auto S = sliceAroundASlowReply(**C, Server);
+  EXPECT_EQ(S.After, S.Before);
+}
+
+TEST(WaitingThread, PollsUnlessPinnedToOneCore) {
+  EXPECT_EQ(spinMicrosFor(7), 7);
+  EXPECT_EQ(spinMicrosFor(0), 0);
+  cpu_set_t Own;
+  ASSERT_EQ(sched_getaffinity(0, sizeof Own, &Own), 0);
+  std::thread([&] {
+    if (CPU_COUNT(&Own) > 1)
+      EXPECT_EQ(spinMicrosFor(-1), 50);
+    cpu_set_t One;
+    CPU_ZERO(&One);
+    for (int Cpu = 0; Cpu < CPU_SETSIZE; ++Cpu)
+      if (CPU_ISSET(Cpu, &Own)) {
+        CPU_SET(Cpu, &One);
+        break;
+      }
+    ASSERT_EQ(sched_setaffinity(0, sizeof One, &One), 0);
+    EXPECT_EQ(spinMicrosFor(-1), 0);
+    EXPECT_EQ(spinMicrosFor(20), 20);
+  }).join();
 }
 
 } // namespace
