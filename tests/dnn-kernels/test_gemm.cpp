@@ -134,6 +134,34 @@ std::vector<GemmCase> gemm_cases() {
 INSTANTIATE_TEST_SUITE_P(Shapes, GemmTest, testing::ValuesIn(gemm_cases()),
                          case_name);
 
+// Shapes with many rows, on 2 and 3 threads: each thread its own columns
+// (wide C, shares cut at whole vectors, a partial last sliver) or row blocks
+// over shared B panels (narrow C). Every element's sums are the one-thread
+// GEMM's, so the results are the same bits.
+TEST(Gemm, ManyRowsGiveTheSameBitsOnAnyThreadCount) {
+  const GemmCase cases[] = {{400, 1100, 300, 0, 0, 1.0f, 0.0f, 0},
+                            {400, 200, 300, 1, 1, -1.5f, 0.5f, 3},
+                            {520, 150, 700, 0, 1, 1.0f, 1.0f, 1},
+                            {384, 2050, 1100, 1, 0, 0.5f, 0.0f, 2}};
+  int keep = omp_get_max_threads();
+  for (const GemmCase &g : cases) {
+    Operands op(g);
+    std::vector<float> one;
+    for (int t : {1, 2, 3}) {
+      std::vector<float> got = op.c;
+      omp_set_num_threads(t);
+      dnnk_sgemm(g.ta, g.tb, g.m, g.n, g.k, g.alpha, op.a.data(), op.lda,
+                 op.b.data(), op.ldb, g.beta, got.data(), op.ldc);
+      if (t == 1)
+        one = got;
+      else
+        EXPECT_EQ(got, one)
+            << g.m << "x" << g.n << "x" << g.k << ", " << t << " threads";
+    }
+  }
+  omp_set_num_threads(keep);
+}
+
 TEST(Gemm, BetaZeroIgnoresNaNInC) {
   // BLAS semantics: with beta == 0 the old C is never read.
   int m = 20, n = 40, k = 30;
