@@ -1,5 +1,4 @@
-//===- waiting_thread.h - How a host thread waits for a reply ----*- C++
-//-*-===//
+//===- waiting_thread.h - How a thread waits for a reply ----*- C++ -*-===//
 //
 // How long it polls before it sleeps, and its time slice while it sleeps.
 //
