@@ -325,24 +325,31 @@ TEST_F(ConnectionTest, ASilentServerIsDeclaredDead) {
 struct SlicesAround {
   int64_t Before = -1, After = -1, Child = -1;
 };
-SlicesAround sliceAroundASlowReply(Connection &C, FakeServer &Server) {
-  Server.AllocDelayMs = 30;
-  SlicesAround S;
-  std::thread([&] {
-    S.Before = currentSliceNanos();
-    EXPECT_TRUE(C.wait(C.alloc(8, 0)).ok());
-    S.After = currentSliceNanos();
-    std::thread([&] { S.Child = currentSliceNanos(); }).join();
-  }).join();
-  return S;
-}
 
-TEST_F(ConnectionTest, AThreadThatSleptForAReplyHasAShortSlice) {
-  Cfg.SpinMicros = 0;
-  Cfg.WakeSliceMicros = 200;
-  auto C = open();
-  ASSERT_TRUE(static_cast<bool>(C)) << C.status().message();
-  auto S = sliceAroundASlowReply(**C, Server);
+class WakeSliceTest : public ConnectionTest {
+protected:
+  /// The slices around a slow reply, with OMPDPU_WAKE_SLICE_US = Micros.
+  SlicesAround aroundASlowReply(double Micros) {
+    Cfg.SpinMicros = 0;
+    Cfg.WakeSliceMicros = Micros;
+    auto C = open();
+    EXPECT_TRUE(static_cast<bool>(C)) << C.status().message();
+    SlicesAround S;
+    if (!C)
+      return S;
+    Server.AllocDelayMs = 30;
+    std::thread([&] {
+      S.Before = currentSliceNanos();
+      EXPECT_TRUE((*C)->wait((*C)->alloc(8, 0)).ok());
+      S.After = currentSliceNanos();
+      std::thread([&] { S.Child = currentSliceNanos(); }).join();
+    }).join();
+    return S;
+  }
+};
+
+TEST_F(WakeSliceTest, AThreadThatSleptForAReplyHasAShortSlice) {
+  auto S = aroundASlowReply(200);
   if (S.Before <= 0)
     GTEST_SKIP() << "the kernel reports no time slices (Linux < 6.12)";
   EXPECT_NE(S.Before, 200000);
@@ -350,12 +357,8 @@ TEST_F(ConnectionTest, AThreadThatSleptForAReplyHasAShortSlice) {
   EXPECT_NE(S.Child, 200000); // threads it creates start with the default
 }
 
-TEST_F(ConnectionTest, AZeroWakeSliceLeavesTheThreadAlone) {
-  Cfg.SpinMicros = 0;
-  Cfg.WakeSliceMicros = 0;
-  auto C = open();
-  ASSERT_TRUE(static_cast<bool>(C)) << C.status().message();
-  auto S = sliceAroundASlowReply(**C, Server);
+TEST_F(WakeSliceTest, ZeroLeavesTheThreadAlone) {
+  auto S = aroundASlowReply(0);
   EXPECT_EQ(S.After, S.Before);
 }
 
