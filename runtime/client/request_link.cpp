@@ -324,9 +324,10 @@ bool RequestLink::waitUntil(const Ticket &T, Clock::time_point Deadline) {
         if (Now > Deadline)
           return false;
         if (Round == 32)
-          SpinUntil = Now + std::chrono::duration_cast<Clock::duration>(
-                                std::chrono::duration<double, std::micro>(
-                                    spinMicrosFor(Cfg.SpinMicros)));
+          SpinUntil =
+              Now +
+              std::chrono::duration_cast<Clock::duration>(
+                  std::chrono::duration<double, std::micro>(Cfg.SpinMicros));
         else if (Now > SpinUntil)
           Sleep = Ends.arm();
       }

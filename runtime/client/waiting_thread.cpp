@@ -31,15 +31,6 @@ bool getAttr(KernelSchedAttr &A) {
 
 } // namespace
 
-double spinMicrosFor(double Configured) {
-  if (Configured >= 0)
-    return Configured;
-  cpu_set_t Set;
-  bool OneCore =
-      sched_getaffinity(0, sizeof Set, &Set) == 0 && CPU_COUNT(&Set) == 1;
-  return OneCore ? 0.0 : 50.0;
-}
-
 void shortenSliceForWakeups(double Micros) {
   thread_local bool Tried = false;
   if (Tried || Micros <= 0)

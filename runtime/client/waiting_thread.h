@@ -1,7 +1,5 @@
 //===- waiting_thread.h - How a thread waits for a reply ----*- C++ -*-===//
 //
-// How long it polls before it sleeps, and its time slice while it sleeps.
-//
 // A host thread that sleeps for a reply often shares its core with the
 // program's computing threads (a one-core MPI rank, an OpenMP team as large
 // as the cores). On Linux's EEVDF scheduler a woken thread then waits until
@@ -24,12 +22,6 @@
 #include <cstdint>
 
 namespace ompdpu::client {
-
-/// Microseconds the calling thread polls before it sleeps: Configured
-/// (OMPDPU_SPIN_US) when >= 0; else 50, or 0 for a thread allowed on one
-/// core only, whose polling would take that core from the program's other
-/// threads.
-double spinMicrosFor(double Configured);
 
 /// The calling thread is about to sleep for a reply: ask for a slice of
 /// Micros (0: nothing), once per thread.

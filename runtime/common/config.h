@@ -25,10 +25,7 @@ struct ClientConfig {
   double ResponseTimeout = 10.0;  ///< OMPDPU_TIMEOUT: silence before "dead"
   double HeartbeatInterval = 0.5; ///< OMPDPU_HEARTBEAT: ping after this
   double KernelTimeout = 0.0;     ///< OMPDPU_KERNEL_TIMEOUT: 0 = none
-  /// OMPDPU_SPIN_US: busy-poll before sleeping; < 0 (unset): 50, or 0 for
-  /// a thread allowed on one core only (its polling would take that core
-  /// from the program's other threads).
-  double SpinMicros = -1.0;
+  double SpinMicros = 50.0;       ///< OMPDPU_SPIN_US: busy-poll before sleep
   /// OMPDPU_WAKE_SLICE_US: the time slice a thread asks for when it first
   /// sleeps for a reply, so that its wake-ups preempt a computing thread on
   /// its core (see client/waiting_thread.h); 0: leave threads alone.

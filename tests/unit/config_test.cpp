@@ -59,7 +59,7 @@ TEST(Config, EnvironmentWinsAndTimeoutsParse) {
 TEST(Config, PollingAndWakeSlice) {
   auto C = loadClientConfig(envOf({{"OMPDPU_DEVICES", ""}}));
   ASSERT_TRUE(C);
-  EXPECT_LT(C->SpinMicros, 0); // unset: chosen per thread
+  EXPECT_DOUBLE_EQ(C->SpinMicros, 50);
   EXPECT_DOUBLE_EQ(C->WakeSliceMicros, 100);
   C = loadClientConfig(envOf({{"OMPDPU_DEVICES", ""},
                               {"OMPDPU_SPIN_US", "0"},

@@ -11,7 +11,6 @@
 
 #include <atomic>
 #include <gtest/gtest.h>
-#include <sched.h>
 #include <thread>
 
 using namespace ompdpu;
@@ -360,27 +359,6 @@ TEST_F(WakeSliceTest, AThreadThatSleptForAReplyHasAShortSlice) {
 TEST_F(WakeSliceTest, ZeroLeavesTheThreadAlone) {
   auto S = aroundASlowReply(0);
   EXPECT_EQ(S.After, S.Before);
-}
-
-TEST(WaitingThread, PollsUnlessPinnedToOneCore) {
-  EXPECT_EQ(spinMicrosFor(7), 7);
-  EXPECT_EQ(spinMicrosFor(0), 0);
-  cpu_set_t Own;
-  ASSERT_EQ(sched_getaffinity(0, sizeof Own, &Own), 0);
-  std::thread([&] {
-    if (CPU_COUNT(&Own) > 1)
-      EXPECT_EQ(spinMicrosFor(-1), 50);
-    cpu_set_t One;
-    CPU_ZERO(&One);
-    for (int Cpu = 0; Cpu < CPU_SETSIZE; ++Cpu)
-      if (CPU_ISSET(Cpu, &Own)) {
-        CPU_SET(Cpu, &One);
-        break;
-      }
-    ASSERT_EQ(sched_setaffinity(0, sizeof One, &One), 0);
-    EXPECT_EQ(spinMicrosFor(-1), 0);
-    EXPECT_EQ(spinMicrosFor(20), 20);
-  }).join();
 }
 
 } // namespace
