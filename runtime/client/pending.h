@@ -44,7 +44,7 @@ struct PendingOp {
   /// the Payload).
   protocol::MsgType ReplyType = protocol::MsgType::Reply;
   std::chrono::steady_clock::time_point Issued;
-  uint16_t Queue = 0; ///< for the timeline (OMPDPU_TRACE=<file>)
+  uint16_t Queue = 0; ///< its asynchronous queue (0: none)
   uint64_t Bytes = 0; ///< bulk bytes out and expected back, for the same
 };
 using Ticket = std::shared_ptr<PendingOp>;

@@ -69,8 +69,8 @@ Ticket RequestLink::sendLocked(const Header &H, Lane Via, const void *Data,
   T->Type = H.Type;
   T->RunsKernel = RunsKernel;
   T->Issued = Issued;
+  T->Queue = H.Queue;
   if (Line) {
-    T->Queue = H.Queue;
     T->Bytes = Len;
     for (const HostRange &R : Into)
       T->Bytes += R.Size;
@@ -338,7 +338,8 @@ bool RequestLink::waitUntil(const Ticket &T, Clock::time_point Deadline) {
     if (!Sleep && Cfg.YieldWhenIdle && (Round & 63) == 0)
       sched_yield();
     if (Sleep) {
-      shortenSliceForWakeups(Cfg.WakeSliceMicros);
+      if (T->Queue) // a region's carrier: see waiting_thread.h
+        shortenSliceForWakeups(Cfg.WakeSliceMicros);
       Ends.sleep(5);
       std::lock_guard<std::mutex> L(M);
       Ends.progressSupervisor();

@@ -27,8 +27,9 @@ struct ClientConfig {
   double KernelTimeout = 0.0;     ///< OMPDPU_KERNEL_TIMEOUT: 0 = none
   double SpinMicros = 50.0;       ///< OMPDPU_SPIN_US: busy-poll before sleep
   /// OMPDPU_WAKE_SLICE_US: the time slice a thread asks for when it first
-  /// sleeps for a reply, so that its wake-ups preempt a computing thread on
-  /// its core (see client/waiting_thread.h); 0: leave threads alone.
+  /// sleeps for a reply to an asynchronous region's operation, so that its
+  /// wake-ups preempt a computing thread on its core (see
+  /// client/waiting_thread.h); 0: leave threads alone.
   double WakeSliceMicros = 100.0;
   /// OMPDPU_YIELD=1: a waiting thread yields its core every few
   /// microseconds while it polls (host processes sharing a core, as Open

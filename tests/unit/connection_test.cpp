@@ -24,10 +24,12 @@ namespace {
 /// A supervisor and its session, on a thread of their own.
 class FakeServer {
 public:
-  int32_t HelloCode = kOk;          ///< what the HelloReply says
-  size_t RetrieveBytes = SIZE_MAX;  ///< bytes a Retrieve is answered with
-  std::atomic<bool> Silent{false};  ///< stop answering the session's requests
-  std::atomic<int> AllocDelayMs{0}; ///< before answering an Alloc
+  int32_t HelloCode = kOk;         ///< what the HelloReply says
+  size_t RetrieveBytes = SIZE_MAX; ///< bytes a Retrieve is answered with
+  std::atomic<bool> Silent{false}; ///< stop answering the session's requests
+  /// How long a Retrieve's answer waits (on the server's loop, which keeps
+  /// serving: a delay inside the handler would hold the network's lock).
+  std::atomic<int> RetrieveDelayMs{0};
   std::atomic<int> Requests{0};
 
   explicit FakeServer(transport::MemoryNetwork &Net)
@@ -44,6 +46,7 @@ public:
       while (!Stop) {
         Sup->progress();
         Ses->progress();
+        sendDelayed();
         std::this_thread::yield();
       }
     });
@@ -115,7 +118,6 @@ private:
       EXPECT_TRUE(decodeBody(Body, A).ok());
       EXPECT_EQ(A.Token, 1234u);
     } else if (H.Type == MsgType::Alloc) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(AllocDelayMs));
       R.Value = 0x10000;
     } else if (H.Type == MsgType::Retrieve) {
       Transfer T;
@@ -130,8 +132,32 @@ private:
     }
     if (D.Length)
       Ses->release(D);
+    if (H.Type == MsgType::Retrieve && RetrieveDelayMs > 0) {
+      Delayed.push_back({std::chrono::steady_clock::now() +
+                             std::chrono::milliseconds(RetrieveDelayMs),
+                         From, H, R, Data});
+      return D.Length != 0;
+    }
     answer(*Ses, From, H, R, Data);
     return D.Length != 0;
+  }
+  struct DelayedAnswer {
+    std::chrono::steady_clock::time_point Due;
+    Peer To;
+    Header Req;
+    Reply R;
+    std::vector<uint8_t> Data;
+  };
+  std::vector<DelayedAnswer> Delayed; ///< only the server's thread uses it
+  void sendDelayed() {
+    auto Now = std::chrono::steady_clock::now();
+    for (auto It = Delayed.begin(); It != Delayed.end();)
+      if (It->Due <= Now) {
+        answer(*Ses, It->To, It->Req, It->R, It->Data);
+        It = Delayed.erase(It);
+      } else {
+        ++It;
+      }
   }
   transport::MemoryNetwork &Net;
   std::unique_ptr<transport::MemoryWorker> Sup, Ses;
@@ -318,9 +344,9 @@ TEST_F(ConnectionTest, ASilentServerIsDeclaredDead) {
   EXPECT_EQ(S.message(), "server not responding for 0.5 s (OMPDPU_TIMEOUT)");
 }
 
-/// The time slices of a thread that waits for an Alloc which the server
-/// answers after 30 ms: before and after the wait, and of a thread it
-/// creates after the wait.
+/// The time slices of a thread that waits for a retrieve on asynchronous
+/// queue 1 (or none) which the server answers after 30 ms: before and after
+/// the wait, and of a thread it creates after the wait.
 struct SlicesAround {
   int64_t Before = -1, After = -1, Child = -1;
 };
@@ -328,7 +354,7 @@ struct SlicesAround {
 class WakeSliceTest : public ConnectionTest {
 protected:
   /// The slices around a slow reply, with OMPDPU_WAKE_SLICE_US = Micros.
-  SlicesAround aroundASlowReply(double Micros) {
+  SlicesAround aroundASlowReply(double Micros, uint16_t Queue = 1) {
     Cfg.SpinMicros = 0;
     Cfg.WakeSliceMicros = Micros;
     auto C = open();
@@ -336,10 +362,12 @@ protected:
     SlicesAround S;
     if (!C)
       return S;
-    Server.AllocDelayMs = 30;
+    Server.RetrieveDelayMs = 30;
     std::thread([&] {
       S.Before = currentSliceNanos();
-      EXPECT_TRUE((*C)->wait((*C)->alloc(8, 0)).ok());
+      std::vector<uint8_t> Dst(64);
+      EXPECT_TRUE(
+          (*C)->wait((*C)->retrieve(Dst.data(), 0x10000, 64, Queue, 0)).ok());
       S.After = currentSliceNanos();
       std::thread([&] { S.Child = currentSliceNanos(); }).join();
     }).join();
@@ -358,6 +386,11 @@ TEST_F(WakeSliceTest, AThreadThatSleptForAReplyHasAShortSlice) {
 
 TEST_F(WakeSliceTest, ZeroLeavesTheThreadAlone) {
   auto S = aroundASlowReply(0);
+  EXPECT_EQ(S.After, S.Before);
+}
+
+TEST_F(WakeSliceTest, ASynchronousWaitLeavesTheThreadAlone) {
+  auto S = aroundASlowReply(200, 0);
   EXPECT_EQ(S.After, S.Before);
 }
 
