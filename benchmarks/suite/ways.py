@@ -88,7 +88,12 @@ class Suite:
         if wl in ("augment", "conv"):
             p = prog[wl]
             cmds["host"] = (on_host(p, ["--mode", "host"] + args), self.base_env(nh))
-            cmds["offload"] = (on_host(p, ["--mode", "offload"] + args), self.offload_env(nh, servers.addrs[:1]))
+            # The augmentation's carrier thread shares the core with the
+            # training loop: it sleeps at once rather than polling it away
+            # (OMPDPU_SPIN_US=0, as the training benchmark's offload way).
+            no_spin = ["env", "OMPDPU_SPIN_US=0"] if wl == "augment" else []
+            cmds["offload"] = (no_spin + on_host(p, ["--mode", "offload"] + args),
+                               self.offload_env(nh, servers.addrs[:1]))
             cmds["mpi"] = (self.mpirun + host_ranks(1, p + "-mpi-host", args) + [":"] +
                            dpu_rank(0, p + "-mpi-dpu", args), self.base_env(nh))
         elif wl == "halo":
