@@ -89,10 +89,11 @@ class Suite:
             p = prog[wl]
             cmds["host"] = (on_host(p, ["--mode", "host"] + args), self.base_env(nh))
             # The augmentation's carrier thread shares the core with the
-            # training loop: it sleeps at once rather than polling it away
-            # (OMPDPU_SPIN_US=0, as the training benchmark's offload way).
-            no_spin = ["env", "OMPDPU_SPIN_US=0"] if wl == "augment" else []
-            cmds["offload"] = (no_spin + on_host(p, ["--mode", "offload"] + args),
+            # training loop, which waits for each region: it sleeps at once
+            # rather than polling the core away, and its wake-ups preempt the
+            # training (benchmarks/suite/README.md, "Reading the results").
+            carrier = ["env", "OMPDPU_SPIN_US=0", "OMPDPU_WAKE_SLICE_US=100"] if wl == "augment" else []
+            cmds["offload"] = (carrier + on_host(p, ["--mode", "offload"] + args),
                                self.offload_env(nh, servers.addrs[:1]))
             cmds["mpi"] = (self.mpirun + host_ranks(1, p + "-mpi-host", args) + [":"] +
                            dpu_rank(0, p + "-mpi-dpu", args), self.base_env(nh))

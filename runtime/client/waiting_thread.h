@@ -9,14 +9,17 @@
 // target task wait that long too. A thread with a shorter slice
 // (sched_attr.sched_runtime, Linux 6.12 and later) preempts at once.
 //
-// Only a thread that sleeps for an operation of an asynchronous queue asks
-// for one, and keeps it: giving its own back when the wait ends would hand
-// the core back to the computing thread before the woken one has completed
-// the region. Its share of the core stays the same, in shorter turns.
-// Threads it creates later start with the default slice (reset-on-fork).
-// Earlier kernels ignore the request; threads with a real-time or idle
-// policy, a negative nice value or a slice of their own as short are left
-// as they are.
+// Asked for with OMPDPU_WAKE_SLICE_US: it pays where the DPU's part is on
+// the critical path (a pipeline that waits for each region) and costs the
+// computing thread its caches at every wake-up where the DPU's part has
+// slack (training: 1.5-2% slower). Only a thread that sleeps for an
+// operation of an asynchronous queue asks for one, and keeps it: giving its own
+// back when the wait ends would hand the core back to the computing thread
+// before the woken one has completed the region. Its share of the core stays
+// the same, in shorter turns. Threads it creates later start with the default
+// slice (reset-on-fork). Earlier kernels ignore the request; threads with a
+// real-time or idle policy, a negative nice value or a slice of their own as
+// short are left as they are.
 //
 //===----------------------------------------------------------------------===//
 #pragma once

@@ -29,8 +29,8 @@ struct ClientConfig {
   /// OMPDPU_WAKE_SLICE_US: the time slice a thread asks for when it first
   /// sleeps for a reply to an asynchronous region's operation, so that its
   /// wake-ups preempt a computing thread on its core (see
-  /// client/waiting_thread.h); 0: leave threads alone.
-  double WakeSliceMicros = 100.0;
+  /// client/waiting_thread.h); 0 (the default): threads are left alone.
+  double WakeSliceMicros = 0.0;
   /// OMPDPU_YIELD=1: a waiting thread yields its core every few
   /// microseconds while it polls (host processes sharing a core, as Open
   /// MPI's mpi_yield_when_idle).

@@ -60,7 +60,7 @@ TEST(Config, PollingAndWakeSlice) {
   auto C = loadClientConfig(envOf({{"OMPDPU_DEVICES", ""}}));
   ASSERT_TRUE(C);
   EXPECT_DOUBLE_EQ(C->SpinMicros, 50);
-  EXPECT_DOUBLE_EQ(C->WakeSliceMicros, 100);
+  EXPECT_DOUBLE_EQ(C->WakeSliceMicros, 0); // off unless asked for
   C = loadClientConfig(envOf({{"OMPDPU_DEVICES", ""},
                               {"OMPDPU_SPIN_US", "0"},
                               {"OMPDPU_WAKE_SLICE_US", "250"}}));
