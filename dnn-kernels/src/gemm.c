@@ -372,14 +372,14 @@ void dnnk_sgemm(int trans_a, int trans_b, int m, int n, int k, float alpha,
       k >= 2 * DNNK_KC * threads)
     gemm_split_k(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc,
                  threads);
-  else if (threads > 1 && m >= DNNK_GEMM_ROWS_MIN * threads &&
-           n >= DNNK_GEMM_COLS_MIN * threads)
-    gemm_columns(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc,
-                 threads);
-  else if (threads > 1 && m >= DNNK_GEMM_ROWS_MIN * threads)
-    gemm_rows(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc,
-              threads);
-  else
+  else if (threads > 1 && m >= DNNK_GEMM_ROWS_MIN * threads) {
+    if (n >= DNNK_GEMM_COLS_MIN * threads)
+      gemm_columns(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c,
+                   ldc, threads);
+    else
+      gemm_rows(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc,
+                threads);
+  } else
     gemm_blocked(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc,
                  threads > 1);
 }
