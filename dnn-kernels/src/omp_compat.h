@@ -27,6 +27,16 @@ static inline long dnnk_claim(long *counter) {
   return item;
 }
 
+/* Tells the core that this thread is spinning (frees resources for a
+ * hyperthread sibling, and saves power). */
+static inline void dnnk_spin_pause(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  __asm__ __volatile__("yield");
+#endif
+}
+
 /* Counts one finished item of a phase others wait for (wait_count). */
 static inline void dnnk_count_done(long *done) {
 #pragma omp atomic update seq_cst
@@ -40,6 +50,8 @@ static inline void dnnk_wait_count(long *done, long total) {
   do {
 #pragma omp atomic read seq_cst
     seen = *done;
+    if (seen < total)
+      dnnk_spin_pause();
   } while (seen < total);
 }
 
