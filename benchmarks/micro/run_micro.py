@@ -13,7 +13,7 @@ Measures, on the same machine and transport, in one run:
     a round trip as long as a network's, against ucx_perftest over TCP.
 The offload measurements come from ompdpu-offload-micro, a Google Benchmark
 program (7 repetitions each; we take the medians from its JSON output).
-Prints a Markdown table with medians and the ratios of issue 4's targets,
+Prints a Markdown table with medians and the ratios of the targets,
 each marked met or NOT met in this run, with a line counting them; the bulk
 endpoint's lanes (OMPDPU_TRACE=1) show whether bulk data moves zero copy.
 Writes micro.json, micro.csv and micro.md into the output directory.

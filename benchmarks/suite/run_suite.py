@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """ompdpu benchmark suite: OpenMP offload to the DPU against an MPI rank on
-the DPU and against the host alone, workload by workload (GitHub issue 5).
+the DPU and against the host alone, workload by workload.
 
 Workloads (benchmarks/suite/*.c), each run three ways -- host, offload
 (OpenMP target regions on the DPU through ompdpu), mpi (an MPI rank on the

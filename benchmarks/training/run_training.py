@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Training benchmark (GitHub issue 22): ompdpu-train on Fashion-MNIST three
+"""Training benchmark: ompdpu-train on Fashion-MNIST three
 ways (host only, augmentation + validation offloaded to an emulated DPU,
 an MPI rank on the DPU), host-only with 1 and 2 threads, and PyTorch on the
 same model, data and cores. Writes training.md, training.csv,

@@ -118,7 +118,7 @@ def fmt(x, d=1):
 
 
 def targets(s, full, load, shares=None, ratios=None):
-    """Lines on each target of the issue, met or missed, with numbers;
+    """Lines on each target, met or missed, with numbers;
     shares and ratios: each repetition's paired saved_share and offload /
     mpi ratio (with at least 3, their medians decide the offload targets)."""
     out, missed = [], []
