@@ -6,6 +6,7 @@
 #include <sched.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -49,6 +50,31 @@ double load_average() {
   return l;
 }
 
+// The OpenBLAS kernels this CPU can run at their best when the loaded
+// OpenBLAS chose slower ones (0.3.21 knows neither Emerald Rapids nor Zen 5
+// and falls back to SSE3 "Prescott" or AVX2 "Zen" kernels), else null: the
+// fair reference is the library's fastest code for the machine.
+const char *better_openblas_core(const char *chosen) {
+#if defined(__x86_64__)
+  std::string c = chosen ? chosen : "";
+  for (char &ch : c)
+    ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  bool avx512 =
+      __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+      __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
+  if (avx512 && c != "skylakex" && c != "cooperlake" && c != "sapphirerapids")
+    return "SkylakeX";
+  bool old = c == "prescott" || c == "core2" || c == "penryn" ||
+             c == "dunnington" || c == "nehalem" || c == "atom" ||
+             c == "katmai" || c == "coppermine" || c == "northwood" ||
+             c == "banias";
+  if (old && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+    return "Haswell";
+#endif
+  (void)chosen;
+  return nullptr;
+}
+
 // Prints usage and exits.
 [[noreturn]] void usage(const char *argv0, int code) {
   std::printf(
@@ -87,6 +113,11 @@ int main(int argc, char **argv) {
   // (oneDNN, BLIS) is left at its default, a few ms, within settle().
   if (!getenv("DNNK_BENCH_RESTARTED")) {
     default_env("OPENBLAS_THREAD_TIMEOUT", "20"); // 2^20 cycles, < 1 ms
+    if (!getenv("OPENBLAS_CORETYPE"))
+      if (const char *core = better_openblas_core(openblas_get_corename())) {
+        setenv("DNNK_BENCH_OPENBLAS_CHOSE", openblas_get_corename(), 1);
+        setenv("OPENBLAS_CORETYPE", core, 1);
+      }
     setenv("DNNK_BENCH_RESTARTED", "1", 1);
     execv("/proc/self/exe", argv);
     std::perror("dnnk-bench: restarting with its environment");
@@ -119,9 +150,15 @@ int main(int argc, char **argv) {
               "OMP_PLACES=%s) on CPUs %s\n",
               date, opt.threads, getenv("OMP_PROC_BIND"), getenv("OMP_PLACES"),
               cpus.c_str());
+  const char *chose = getenv("DNNK_BENCH_OPENBLAS_CHOSE");
+  std::string core_note =
+      chose ? std::string(" (OPENBLAS_CORETYPE, set by dnnk-bench: OpenBLAS "
+                          "chose ") +
+                  chose + " for this CPU)"
+      : getenv("OPENBLAS_CORETYPE") ? " (OPENBLAS_CORETYPE)"
+                                    : "";
   std::printf("- OpenBLAS: %s, core %s%s\n", openblas_get_config(),
-              openblas_get_corename(),
-              getenv("OPENBLAS_CORETYPE") ? " (OPENBLAS_CORETYPE)" : "");
+              openblas_get_corename(), core_note.c_str());
   std::printf("- BLIS: %s\n", bench::blis_available()
                                   ? bench::blis_arch().c_str()
                                   : "not found (libblis.so.4)");
