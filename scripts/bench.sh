@@ -55,9 +55,9 @@ OMPDPU_BUILD=$BUILD bash llvm-patches/apply-and-test.sh --build-only ||
 
 # The training benchmark, into the report's training/ directory.
 out=report
-# Three repetitions, medians: the offload's margin over host-only is about
+# Five repetitions, medians: the offload's margin over host-only is about
 # 1% of an epoch, less than this VM's drift between runs.
-quick=(--reps 3)
+quick=(--reps 5)
 prev=""
 for a in "$@"; do
   case "$a" in
