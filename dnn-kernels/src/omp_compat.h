@@ -28,12 +28,14 @@ static inline long dnnk_claim(long *counter) {
 }
 
 /* Tells the core that this thread is spinning (frees resources for a
- * hyperthread sibling, and saves power). */
+ * hyperthread sibling, and saves power). AArch64 is tested first: clang's
+ * offload compilation for an aarch64 device also defines the x86_64 host's
+ * macros, and x86 builtins do not compile there. */
 static inline void dnnk_spin_pause(void) {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#elif defined(__aarch64__)
+#if defined(__aarch64__)
   __asm__ __volatile__("yield");
+#elif defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
 #endif
 }
 
