@@ -113,9 +113,10 @@ int main(int argc, char **argv) {
   // (oneDNN, BLIS) is left at its default, a few ms, within settle().
   if (!getenv("DNNK_BENCH_RESTARTED")) {
     default_env("OPENBLAS_THREAD_TIMEOUT", "20"); // 2^20 cycles, < 1 ms
+    const char *chosen = openblas_get_corename();
     if (!getenv("OPENBLAS_CORETYPE"))
-      if (const char *core = better_openblas_core(openblas_get_corename())) {
-        setenv("DNNK_BENCH_OPENBLAS_CHOSE", openblas_get_corename(), 1);
+      if (const char *core = better_openblas_core(chosen)) {
+        setenv("DNNK_BENCH_OPENBLAS_CHOSE", chosen, 1);
         setenv("OPENBLAS_CORETYPE", core, 1);
       }
     setenv("DNNK_BENCH_RESTARTED", "1", 1);
