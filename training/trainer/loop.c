@@ -139,7 +139,7 @@ void train_loop(run *r, epoch_rec *recs, int *nrecs, float *params, float *mom,
   float scale = (float)r->local / (float)o->batch;
 
   for (int e = first_epoch; e < end_epoch; ++e) {
-    double t0 = now_s(), t_aug = 0, t_comp = 0, t_ar = 0;
+    double t0 = now_s(), cpu0 = thread_cpu_s(), t_aug = 0, t_comp = 0, t_ar = 0;
     double val0 = feeder_val_seconds(f), loss_sum = 0;
     long correct = 0;
     for (long b = 0; b < spe; ++b) {
@@ -199,6 +199,7 @@ void train_loop(run *r, epoch_rec *recs, int *nrecs, float *params, float *mom,
     snap.epoch = e + 1;
     feeder_validate(f, e, snap.params);
     rec.time = now_s() - t0;
+    rec.t_cpu = thread_cpu_s() - cpu0;
     rec.images_s = (double)spe * o->batch / rec.time;
     rec.t_compute = t_comp - t_ar;
     rec.t_allreduce = t_ar;

@@ -74,6 +74,17 @@ static void split_ranks(run *r) {
   }
 }
 
+/* Epoch records follow each other: a history of another record layout
+ * does not divide into them or misnumbers them. */
+static int history_fits(size_t bytes, const epoch_rec *recs, int n) {
+  if (bytes % sizeof(epoch_rec) || (n && recs[0].epoch < 1))
+    return 0;
+  for (int i = 1; i < n; ++i)
+    if (recs[i].epoch != recs[0].epoch + i)
+      return 0;
+  return 1;
+}
+
 int main(int argc, char **argv) {
   /* dnnk's GEMM mallocs its packing buffers per call: kept in the heap
    * instead of fresh mmaps, they cost no page faults (and no trip through
@@ -130,6 +141,14 @@ int main(int argc, char **argv) {
       nrecs = r.o.epochs;
     memcpy(recs, c.history, (size_t)nrecs * sizeof(epoch_rec));
     free(c.history);
+    if (!history_fits(c.history_size, recs, nrecs)) {
+      note(&r,
+           "ompdpu-train: warning: --resume: the epoch records in %s are of "
+           "another ompdpu-train version: the weights resume, the report "
+           "starts at epoch %d\n",
+           r.o.checkpoint, c.epoch + 1);
+      nrecs = 0;
+    }
     note(&r, "resumed from %s after epoch %d (step %u)\n", r.o.checkpoint,
          first_epoch, c.step);
   }

@@ -75,10 +75,12 @@ void write_json(const run *r, const epoch_rec *recs, int n, double total,
             "\"test_acc\": %.6f, \"test_loss\": %.6f, \"lr\": %.6f, "
             "\"time_s\": %.4f, \"images_s\": %.2f, \"compute_s\": %.4f, "
             "\"aug_s\": %.4f, \"val_s\": %.4f, \"allreduce_s\": %.4f, "
+            "\"cpu_s\": %.4f, "
             "\"hash\": \"%016llx\"}%s\n",
             e->epoch, e->loss, e->train_acc, e->test_acc, e->test_loss, e->lr,
             e->time, e->images_s, e->t_compute, e->t_aug, e->t_val,
-            e->t_allreduce, (unsigned long long)e->hash, i + 1 < n ? "," : "");
+            e->t_allreduce, e->t_cpu, (unsigned long long)e->hash,
+            i + 1 < n ? "," : "");
   }
   fprintf(f, " ]}\n");
   fclose(f);

@@ -37,6 +37,7 @@ typedef struct epoch_rec {
   double loss, train_acc, test_acc, test_loss, lr;
   double time, images_s;
   double t_compute, t_aug, t_val, t_allreduce; /* seconds of the host */
+  double t_cpu; /* CPU seconds of the training thread */
   uint64_t hash;
 } epoch_rec;
 
@@ -66,6 +67,8 @@ dnnk_augment_params step_params(const run *r, long g, long *first);
 void collate(run *r, long g, uint8_t *out);
 /* Seconds on the monotonic clock. */
 double now_s(void);
+/* CPU seconds of the calling thread. */
+double thread_cpu_s(void);
 /* Prints a message from rank 0 (or any rank with all) to stderr. */
 void note(const run *r, const char *fmt, ...);
 /* Stops the whole job with a message. */
