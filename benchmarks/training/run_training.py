@@ -108,6 +108,8 @@ def main():
     ap.add_argument("--test-limit", type=int, help="test images (default 2,000, quick 320)")
     ap.add_argument("--reps", type=int, default=1,
                     help="interleaved repetitions; the run of median epoch time of each is kept")
+    ap.add_argument("--pair-reps", type=int, default=0,
+                    help="more repetitions of host-1t, offload and mpi alone (the paired offload targets)")
     ap.add_argument("--no-pytorch", action="store_true")
     ap.add_argument("--full-json", help="JSON of a full ompdpu-train run to include (accuracy target)")
     ap.add_argument("--data", default=os.environ.get("DNNT_DATA", "/usr/share/datasets/fashion-mnist"))
@@ -184,6 +186,13 @@ def main():
             r = run(name, cmd, with_threads(n), out)
             r["rep"] = rep + 1
             runs[name].append(r)
+    for extra in range(a.pair_reps):
+        rep = a.reps + extra
+        j = rep % 3
+        for name, cmd, n in plan[j:3] + plan[:j]:
+            r = run(name, cmd, with_threads(n), out)
+            r["rep"] = rep + 1
+            runs[name].append(r)
     results = [training_report.median_run(runs[name]) for name, _, _ in plan]
     for r in results:
         # The files of the run kept, not of the last repetition.
@@ -198,6 +207,7 @@ def main():
     meta = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "host": platform.node(),
             "cpus": cores, "cpu_model": training_report.cpu_model(), "quick": a.quick,
             "epochs": epochs, "train_images": ntrain, "test_images": ntest, "reps": a.reps,
+            "pair_reps": a.pair_reps,
             "total_s": time.monotonic() - t0, "notes": notes}
     full = None
     if a.full_json and os.path.exists(a.full_json):

@@ -42,9 +42,10 @@ def summary(res):
     val = mean([r.get("val_s", 0.0) for r in recs])
     aug = mean([r.get("aug_s", 0.0) for r in recs])
     train_s = mean([r.get("train_s", r["time_s"] - r.get("val_s", 0.0)) for r in recs])
+    cpu = mean([r["cpu_s"] for r in recs]) if all("cpu_s" in r for r in recs) else None
     return {"epochs": len(recs), "test_acc": recs[-1]["test_acc"], "test_loss": recs[-1]["test_loss"],
             "loss": recs[-1]["loss"], "epoch_s": epoch_t, "images_s": n / epoch_t if epoch_t else 0,
-            "train_images_s": n / train_s if train_s else 0, "aug_s": aug, "val_s": val,
+            "train_images_s": n / train_s if train_s else 0, "aug_s": aug, "val_s": val, "cpu_s": cpu,
             "total_s": res["report"].get("total_s", res["wall_s"]),
             "hashes": [r.get("hash") for r in recs]}
 
@@ -111,6 +112,11 @@ def paired(runs):
     return ([f"Offload against host-only, each repetition on its own (met in {met} of {len(out)}):", "",
              "| repetition | host-only epoch [s] | host aug + val [s] | limit [s] | offload epoch [s] | "
              "offload target | offload / MPI |", "|---:|---:|---:|---:|---:|---|---:|"] + out + [""])
+
+
+def pair_note(meta):
+    n = meta.get("pair_reps", 0)
+    return f" and {n} more of host-1t, offload and mpi alone" if n else ""
 
 
 def fmt(x, d=1):
@@ -247,24 +253,29 @@ def write(out, meta, results, full, runs=None):
              f"threads: both cores). Reference CNN, Fashion-MNIST, batch 64, SGD momentum 0.9, lr 0.02 "
              f"(cosine), weight decay 5e-4; {meta['epochs']} epoch(s) of {meta['train_images']:,} training "
              f"images, validation on {meta['test_images']:,} test images after each epoch"
-             f"{' (quick mode)' if meta['quick'] else ''}; {meta.get('reps', 1)} repetition(s) in rotated order, "
+             f"{' (quick mode)' if meta['quick'] else ''}; {meta.get('reps', 1)} repetition(s) in rotated order"
+             f"{pair_note(meta)}, "
              f"of each configuration the run of median epoch time kept. Whole benchmark: {meta['total_s']:.0f} s. 'outside load': CPU time other processes took "
              f"during the run, as a share of the machine.", ""]
     for n in meta["notes"]:
         lines += [f"Note: {n}", ""]
     lines += ["| run | what | final test acc | epoch [s] | images/s (epoch) | images/s (training) | "
-              "host aug [s/epoch] | host val [s/epoch] | whole run [s] | outside load |",
-              "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+              "host aug [s/epoch] | host val [s/epoch] | training thread CPU [s/epoch] | whole run [s] | "
+              "outside load |",
+              "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in results:
         x = r.get("summary")
         if not x:
-            lines.append(f"| {r['name']} | {WAYS.get(r['name'], '')} | failed: {r.get('error', '?')} |||||||||")
+            lines.append(f"| {r['name']} | {WAYS.get(r['name'], '')} | failed: {r.get('error', '?')} ||||||||||")
             continue
         lines.append(f"| {r['name']} | {WAYS.get(r['name'], '')} | {100 * x['test_acc']:.2f}% | {x['epoch_s']:.2f} | "
                      f"{x['images_s']:.0f} | {x['train_images_s']:.0f} | {x['aug_s']:.2f} | {x['val_s']:.2f} | "
+                     f"{fmt(x['cpu_s'], 2)} | "
                      f"{x['total_s']:.1f} | {100 * r['foreign_cpu']:.0f}% (load {r['loadavg']:.1f}) |")
     lines += ["", "For the offload and MPI ways, 'host aug' and 'host val' are the time the host waited for "
-              "batches and for validation results. 'images/s (training)' leaves validation out.", ""]
+              "batches and for validation results. 'images/s (training)' leaves validation out. 'training thread "
+              "CPU': the CPU time of the thread that trains (not of OpenMP's other threads, libomp's helpers or "
+              "an MPI rank's progress threads).", ""]
     if same is not None:
         lines += [f"Same network three ways: the weight hash after every epoch is "
                   f"{'identical' if same else 'DIFFERENT'} for host-1t, offload and mpi "
