@@ -43,9 +43,10 @@ def summary(res):
     aug = mean([r.get("aug_s", 0.0) for r in recs])
     train_s = mean([r.get("train_s", r["time_s"] - r.get("val_s", 0.0)) for r in recs])
     cpu = mean([r["cpu_s"] for r in recs]) if all("cpu_s" in r for r in recs) else None
+    compute = mean([r["compute_s"] for r in recs]) if all("compute_s" in r for r in recs) else None
     return {"epochs": len(recs), "test_acc": recs[-1]["test_acc"], "test_loss": recs[-1]["test_loss"],
             "loss": recs[-1]["loss"], "epoch_s": epoch_t, "images_s": n / epoch_t if epoch_t else 0,
-            "train_images_s": n / train_s if train_s else 0, "aug_s": aug, "val_s": val, "cpu_s": cpu,
+            "train_images_s": n / train_s if train_s else 0, "aug_s": aug, "val_s": val, "cpu_s": cpu, "compute_s": compute,
             "total_s": res["report"].get("total_s", res["wall_s"]),
             "hashes": [r.get("hash") for r in recs]}
 
@@ -117,6 +118,34 @@ def paired(runs):
 def pair_note(meta):
     n = meta.get("pair_reps", 0)
     return f" and {n} more of host-1t, offload and mpi alone" if n else ""
+
+
+def accounting(runs):
+    """Lines on where the epochs of host-1t, offload and mpi went, from each
+    repetition's own records: the training computation (the same work in
+    every way) and the rest (host-only: its augmentation and validation;
+    the others: waiting for batches and results, issuing the work)."""
+    byrep = by_repetition(runs)
+    reps = [v for _, v in sorted(byrep.items())
+            if all(k in v and v[k]["compute_s"] is not None for k in ("host-1t", "offload", "mpi"))]
+    if len(reps) < 3:
+        return []
+    med = statistics.median
+    rest = {k: med([v[k]["epoch_s"] - v[k]["compute_s"] for v in reps]) for k in ("host-1t", "offload", "mpi")}
+    av = med([v["host-1t"]["aug_s"] + v["host-1t"]["val_s"] for v in reps])
+    took = {k: (rest["host-1t"] - rest[k]) / av for k in ("offload", "mpi")}
+    ratio = {k: [v[k]["compute_s"] / v["host-1t"]["compute_s"] for v in reps] for k in ("offload", "mpi")}
+    return [
+        "Where the epochs went (medians over the {} repetitions with all three ways): beside the training "
+        "computation (forward, backward and update: the same work every way), host-only spent {:.3f} s per "
+        "epoch (its augmentation and validation: {:.3f} s), offload {:.3f} s and mpi {:.3f} s (waiting for "
+        "batches and validation results, issuing the work). By this account offload took {:.0f}% of the "
+        "augmentation and validation off the host, mpi {:.0f}%. The training computation itself took, against "
+        "host-only's in the same repetition, {:.3f}x with offload ({}) and {:.3f}x with mpi ({}): the epoch "
+        "times' ratios vary with it.".format(
+            len(reps), rest["host-1t"], av, rest["offload"], rest["mpi"], 100 * took["offload"],
+            100 * took["mpi"], med(ratio["offload"]), ", ".join(f"{x:.3f}" for x in ratio["offload"]),
+            med(ratio["mpi"]), ", ".join(f"{x:.3f}" for x in ratio["mpi"])), ""]
 
 
 def fmt(x, d=1):
@@ -285,7 +314,7 @@ def write(out, meta, results, full, runs=None):
     tl, missed = targets(s, full, load, paired_shares(runs), paired_ratios(runs))
     lines += ["## Targets", ""] + tl + [""]
     if runs and meta.get("reps", 1) > 1:
-        lines += paired(runs)
+        lines += paired(runs) + accounting(runs)
     if missed:
         lines += ["## Where a target is missed, and what limits it", ""] + [f"- {m}" for m in missed] + [""]
     lines += ["## Per epoch", "", "| run | epoch | loss | train acc | test acc | test loss | time [s] | images/s |",
