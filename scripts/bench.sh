@@ -7,7 +7,7 @@
 # then trains the reference CNN on Fashion-MNIST each way (host, offload,
 # mpi, worker) beside PyTorch (benchmarks/training), into report/training/.
 #
-#   scripts/bench.sh            # full run (about 35 minutes)
+#   scripts/bench.sh            # full run (about 25 minutes once built)
 #   scripts/bench.sh --quick    # CI run (about 5 minutes once built; no PyTorch)
 #
 # Options go to benchmarks/suite/run_suite.py
