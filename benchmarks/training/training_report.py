@@ -46,7 +46,8 @@ def summary(res):
     compute = mean([r["compute_s"] for r in recs]) if all("compute_s" in r for r in recs) else None
     return {"epochs": len(recs), "test_acc": recs[-1]["test_acc"], "test_loss": recs[-1]["test_loss"],
             "loss": recs[-1]["loss"], "epoch_s": epoch_t, "images_s": n / epoch_t if epoch_t else 0,
-            "train_images_s": n / train_s if train_s else 0, "aug_s": aug, "val_s": val, "cpu_s": cpu, "compute_s": compute,
+            "train_images_s": n / train_s if train_s else 0, "aug_s": aug, "val_s": val, "cpu_s": cpu,
+            "compute_s": compute,
             "total_s": res["report"].get("total_s", res["wall_s"]),
             "hashes": [r.get("hash") for r in recs]}
 
