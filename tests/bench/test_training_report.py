@@ -49,19 +49,20 @@ def report(runs):
 
 class TrainingReport(unittest.TestCase):
     def test_paired_medians_decide(self):
-        # The second repetition's offload run is slow: saved -40%, 1.063x MPI.
-        failed, md = report(three_ways([9.55, 10.2, 9.55]))
-        self.assertFalse(failed)
-        self.assertIn("median saved 90% (90%, -40%, 90%): **met**", md)
-        self.assertIn("median 0.995 (0.995, 1.062, 0.995): **met**", md)
-        self.assertNotIn("## Where a target is missed", md)
-
-    def test_missed_targets_are_explained(self):
-        failed, md = report(three_ways([9.7, 9.8, 9.55]))
-        self.assertFalse(failed)
-        self.assertIn("median saved 60% (60%, 40%, 90%): **missed**", md)
-        self.assertIn("median 1.010 (1.010, 1.021, 0.995): **missed**", md)
-        self.assertIn("## Where a target is missed", md)
+        cases = [
+            # The second repetition's offload run is slow (saved -40%, 1.062x
+            # MPI): the medians still meet both targets.
+            ([9.55, 10.2, 9.55], "median saved 90% (90%, -40%, 90%): **met**",
+             "median 0.995 (0.995, 1.062, 0.995): **met**", False),
+            ([9.7, 9.8, 9.55], "median saved 60% (60%, 40%, 90%): **missed**",
+             "median 1.010 (1.010, 1.021, 0.995): **missed**", True),
+        ]
+        for epochs, saved, ratio, explained in cases:
+            failed, md = report(three_ways(epochs))
+            self.assertFalse(failed)
+            self.assertIn(saved, md)
+            self.assertIn(ratio, md)
+            self.assertEqual("## Where a target is missed" in md, explained)
 
     def test_accounting(self):
         _, md = report(three_ways([9.55, 9.55, 9.55]))
