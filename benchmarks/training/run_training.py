@@ -98,6 +98,17 @@ def run(name, cmd, env, out_dir):
     return res
 
 
+def rotation(units, rep):
+    """Repetition rep's order: the units from the rep-th on, each itself
+    rotated by rep, so that drift hits every configuration alike."""
+    k = rep % len(units)
+    order = []
+    for u in units[k:] + units[:k]:
+        j = rep % len(u)
+        order += u[j:] + u[:j]
+    return order
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--build", default="build")
@@ -174,22 +185,13 @@ def main():
     # host-1t, offload and mpi run back to back, each first in turn, so that
     # each repetition compares them minutes of drift closer (the offload
     # targets are decided on these triples).
-    units = [plan[:3]] + [[p] for p in plan[3:]]
-    for rep in range(a.reps):
-        # Rotate the order so that drift hits every configuration alike.
-        k = rep % len(units)
-        order = []
-        for u in units[k:] + units[:k]:
-            j = rep % len(u)
-            order += u[j:] + u[:j]
+    triple = plan[:3]
+    units = [triple] + [[p] for p in plan[3:]]
+    # Then --pair-reps more of the triple alone, rotated the same way.
+    schedule = [(rep, rotation(units, rep)) for rep in range(a.reps)]
+    schedule += [(rep, rotation([triple], rep)) for rep in range(a.reps, a.reps + a.pair_reps)]
+    for rep, order in schedule:
         for name, cmd, n in order:
-            r = run(name, cmd, with_threads(n), out)
-            r["rep"] = rep + 1
-            runs[name].append(r)
-    for extra in range(a.pair_reps):
-        rep = a.reps + extra
-        j = rep % 3
-        for name, cmd, n in plan[j:3] + plan[:j]:
             r = run(name, cmd, with_threads(n), out)
             r["rep"] = rep + 1
             runs[name].append(r)

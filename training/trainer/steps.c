@@ -8,17 +8,15 @@
 
 #include "trainer.h"
 
-double now_s(void) {
+static double clock_s(clockid_t id) {
   struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
+  clock_gettime(id, &ts);
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-double thread_cpu_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
+double now_s(void) { return clock_s(CLOCK_MONOTONIC); }
+
+double thread_cpu_s(void) { return clock_s(CLOCK_THREAD_CPUTIME_ID); }
 
 void note(const run *r, const char *fmt, ...) {
   if (r && r->rank != 0)
