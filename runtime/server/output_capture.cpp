@@ -189,11 +189,16 @@ void OutputCapture::afterKernel() {
   if (PipeFds[0] < 0 || (OnLoop && !RawSeen.load(std::memory_order_relaxed)))
     return;
   pollfd P[2] = {{PipeFds[0], POLLIN, 0}, {PipeFds[1], POLLIN, 0}};
-  if (poll(P, 2, 0) <= 0)
-    return;
-  for (int S = 0; S < 2; ++S)
-    if (P[S].revents & POLLIN)
+  bool Ready = poll(P, 2, 0) > 0;
+  for (int S = 0; S < 2; ++S) {
+    if (Ready && (P[S].revents & POLLIN)) {
       readPipe(S);
+      continue;
+    }
+    // An empty pipe may mean the pump thread has just read the kernel's
+    // bytes: they must reach the ring before the kernel's reply leaves.
+    std::lock_guard<std::mutex> L(PipeM[S]);
+  }
 }
 
 void OutputCapture::pumpFds() {
