@@ -138,6 +138,8 @@ Status Connection::completeHandshake(Clock::time_point Deadline) {
 }
 
 Connection::~Connection() {
+  if (Fork.inherited())
+    return; // the parent's session: no trace, no goodbye (~RequestLink)
   if (Line)
     collectSessionTrace();
   if (Ends.peer(Lane::Supervisor) && alive()) {

@@ -76,6 +76,12 @@ public:
     W.reset();
     SupW.reset();
   }
+  /// Forget the workers without destroying them (they belong to the
+  /// process this one was fork()ed from).
+  void abandon() {
+    (void)W.release();
+    (void)SupW.release();
+  }
 
 private:
   WorkerFactory Make;

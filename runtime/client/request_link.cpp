@@ -38,12 +38,18 @@ RequestLink::RequestLink(const DeviceAddress &A, const ClientConfig &C,
 }
 
 RequestLink::~RequestLink() {
+  if (Fork.inherited()) {
+    Ends.abandon(); // the parent's: its workers stay as they are
+    return;
+  }
   if (Trace)
     Stats.report(Addr.text());
   Ends.reset(); // while everything its callbacks touch still exists
 }
 
 void RequestLink::closeQuietly() {
+  if (Fork.inherited())
+    return;
   std::lock_guard<std::mutex> L(M);
   Failed = true;
   Ends.close();
@@ -110,6 +116,14 @@ Ticket RequestLink::refused(MsgType Type, uint32_t Queue, bool Connected) {
           : Status::error(format("queue id %u does not fit the protocol's 16 "
                                  "bits",
                                  Queue));
+  T->Done = true;
+  return T;
+}
+
+Ticket RequestLink::refusedInChild(MsgType Type) const {
+  auto T = std::make_shared<PendingOp>();
+  T->Type = Type;
+  T->Result = Fork.refusal();
   T->Done = true;
   return T;
 }
@@ -312,6 +326,12 @@ Status RequestLink::wait(const Ticket &T) {
 }
 
 bool RequestLink::waitUntil(const Ticket &T, Clock::time_point Deadline) {
+  if (Fork.inherited() && !T->Done.load(std::memory_order_acquire)) {
+    // Issued by the parent: its reply goes to the parent.
+    T->Result = Fork.refusal();
+    T->Done.store(true, std::memory_order_release);
+    return true;
+  }
   // Most waits end within a few rounds: read the clock only after 32.
   Clock::time_point SpinUntil;
   for (unsigned Round = 1; !T->Done.load(std::memory_order_acquire); ++Round) {

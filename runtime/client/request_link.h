@@ -12,6 +12,7 @@
 #pragma once
 
 #include "client/endpoints.h"
+#include "client/fork_guard.h"
 #include "client/health_policy.h"
 #include "client/pending.h"
 #include "client/timeline.h"
@@ -66,6 +67,8 @@ protected:
   Ticket issue(protocol::MsgType Type, const Body &B, uint32_t Queue,
                uint32_t Seq, const void *Data, uint64_t Len, Lane Via,
                std::vector<HostRange> Into = {}, uint16_t Operand = 0) {
+    if (Fork.inherited()) // before M, which a parent's thread may have held
+      return refusedInChild(Type);
     std::lock_guard<std::mutex> L(M);
     if (Failed || !Ends.peer(Via) || Queue > protocol::kMaxQueueId)
       return refused(Type, Queue, Ends.peer(Via) != nullptr);
@@ -85,8 +88,9 @@ protected:
 
   DeviceAddress Addr;
   ClientConfig Cfg;
-  mutable std::mutex M;     // guards the endpoints and everything below
-  bool Trace = false;       ///< OMPDPU_TRACE
+  ForkGuard Fork;       ///< in a fork()ed child: no request, no UCX teardown
+  mutable std::mutex M; // guards the endpoints and everything below
+  bool Trace = false;   ///< OMPDPU_TRACE
   Timeline *Line = nullptr; ///< OMPDPU_TRACE names a file
   unsigned LineDevice = 0;  ///< this connection's track in Line
   Endpoints Ends;
@@ -97,6 +101,8 @@ private:
                     uint64_t Len, std::vector<HostRange> Into);
   /// A ticket failed before it was sent.
   Ticket refused(protocol::MsgType Type, uint32_t Queue, bool Connected);
+  /// A ticket failed because this process is a fork()ed child.
+  Ticket refusedInChild(protocol::MsgType Type) const;
   /// Land a reply's bytes (Data) where T wants them; false when they are
   /// not at hand yet (T completes later).
   bool landReplyBytes(const Ticket &T, const transport::BulkData &Data);

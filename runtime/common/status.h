@@ -29,6 +29,7 @@ enum class ErrorCode {
   PeerLost,    ///< the peer reset the connection or stopped answering
   Busy,        ///< the server serves as many sessions as it may
   Auth,        ///< authentication failed or the user is not allowed
+  Forked,      ///< a connection used in a fork()ed child of its owner
 };
 
 /// The outcome of an operation: success, or a message saying what failed.
