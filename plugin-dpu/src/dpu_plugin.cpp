@@ -5,6 +5,7 @@
 #include "common/log.h"
 #include "transport/transport.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
@@ -77,29 +78,46 @@ void DpuPlugin::connectAll() {
     }
 
   bool Mandatory = offloadMandatory();
-  size_t Unreachable = 0;
+  std::vector<size_t> Unreachable;
   for (size_t K = 0; K < Addrs.size(); ++K) {
-    if (Results[K]) {
-      Devices.push_back(std::make_unique<DpuDevice>(
-          static_cast<int32_t>(Devices.size()), std::move(*Results[K])));
+    if (Results[K])
       continue;
-    }
     const std::string &Why = Results[K].status().message();
     if (Results[K].status().code() == ErrorCode::OtherIsa) {
       OMPDPU_DEBUG_LOG("%s: serves another ISA (%s)", Addrs[K].text().c_str(),
                        Why.c_str());
       continue; // the plugin copy for that ISA takes it
     }
-    ++Unreachable;
+    Unreachable.push_back(K);
     if (firstToReport(Addrs[K].text()))
       log(Mandatory ? LogLevel::Error : LogLevel::Note, "device %zu (%s): %s",
           K, Addrs[K].text().c_str(), Why.c_str());
   }
-  if (Unreachable && Unreachable == Addrs.size() && !Mandatory &&
+  size_t Live = Addrs.size();
+  for (size_t K = 0; K < Addrs.size(); ++K)
+    Live -= !Results[K];
+  // Unreachable servers keep their device numbers (device(k) still means
+  // the k-th DPU; using one fails, naming it), in one plugin copy: the
+  // first with a server that answered.
+  bool Placeholders = Live && !Unreachable.empty() &&
+                      firstToReport("placeholders-for-unreachable");
+  for (size_t K = 0; K < Addrs.size(); ++K) {
+    std::unique_ptr<client::Connection> C;
+    if (Results[K])
+      C = std::move(*Results[K]);
+    else if (Placeholders &&
+             std::count(Unreachable.begin(), Unreachable.end(), K))
+      C = client::Connection::unreachable(Addrs[K], *Cfg, Results[K].status());
+    else
+      continue;
+    Devices.push_back(std::make_unique<DpuDevice>(
+        static_cast<int32_t>(Devices.size()), std::move(C)));
+  }
+  if (Unreachable.size() == Addrs.size() && !Mandatory &&
       firstToReport("no-device-note"))
     log(LogLevel::Note, "no DPU reachable: target regions run on the host");
   OMPDPU_DEBUG_LOG("plugin for ISA '%s': %zu of %zu devices connected",
-                   Isa.c_str(), Devices.size(), Addrs.size());
+                   Isa.c_str(), Live, Addrs.size());
 }
 
 bool DpuPlugin::acceptsMachine(uint16_t Machine) const {

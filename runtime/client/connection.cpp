@@ -37,6 +37,16 @@ Connection::start(const DeviceAddress &A, const ClientConfig &Cfg,
   return C;
 }
 
+std::unique_ptr<Connection> Connection::unreachable(const DeviceAddress &A,
+                                                    const ClientConfig &Cfg,
+                                                    const Status &Why) {
+  std::unique_ptr<Connection> C(new Connection(A, Cfg, {}));
+  C->Placeholder = true;
+  C->failConnection(Why.withContext("not connected: unreachable when the "
+                                    "program started"));
+  return C;
+}
+
 Status Connection::finish(Clock::time_point Deadline) {
   return explainConnectFailure(completeHandshake(Deadline));
 }

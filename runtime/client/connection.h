@@ -53,6 +53,14 @@ public:
   start(const DeviceAddress &Addr, const ClientConfig &Cfg,
         const std::string &WantIsa = "", WorkerFactory Make = {});
   Status finish(std::chrono::steady_clock::time_point Deadline);
+  /// A connection that stands for a server unreachable when the program
+  /// started (Why): every request fails with Why, so that the device keeps
+  /// its number and its users learn why it cannot serve them.
+  static std::unique_ptr<Connection> unreachable(const DeviceAddress &Addr,
+                                                 const ClientConfig &Cfg,
+                                                 const Status &Why);
+  /// Made by unreachable().
+  bool placeholder() const { return Placeholder; }
   /// When a handshake started now must have finished.
   static std::chrono::steady_clock::time_point
   connectDeadline(const ClientConfig &Cfg);
@@ -117,6 +125,7 @@ private:
   Credentials Creds;
   protocol::Hello Hi; ///< what this client said (its nonce)
   ServerInfo Info;
+  bool Placeholder = false;
 };
 
 } // namespace ompdpu::client

@@ -129,6 +129,8 @@ Ticket RequestLink::refusedInChild(MsgType Type) const {
 }
 
 Status RequestLink::failure() const {
+  if (Fork.inherited())
+    return Fork.refusal();
   std::lock_guard<std::mutex> L(M);
   return FailStatus;
 }

@@ -85,6 +85,8 @@ protected:
   void completeOp(const Ticket &T, const Status &S);
   /// Close the endpoints, ignoring the errors that closing reports.
   void closeQuietly();
+  /// Fail every pending and later request with S.
+  void failConnection(const Status &S);
 
   DeviceAddress Addr;
   ClientConfig Cfg;
@@ -109,7 +111,6 @@ private:
   bool onMessage(const uint8_t *Ctrl, size_t Len,
                  const transport::BulkData &Data);
   void onPeerError(transport::Peer P, const Status &S);
-  void failConnection(const Status &S);
   void checkHealth();
   void progressLocked();
   /// A fresh request id (ids wrap around; 0 is reserved for heartbeats).

@@ -23,28 +23,43 @@ using NumDevicesFn = int (*)();
 using TargetAllocFn = void *(*)(size_t, int);
 using TargetFreeFn = void (*)(void *, int);
 
-std::vector<int> findDpus() {
-  std::vector<LastAllocFn> Plugins;
+/// One of ompdpu's plugin copies: its queries.
+struct PluginQueries {
+  LastAllocFn LastAlloc;
+  NumDevicesFn NumDevices;
+};
+
+std::vector<PluginQueries> loadedPlugins() {
+  std::vector<PluginQueries> Plugins;
+  auto Add = [&](void *H) {
+    auto F =
+        reinterpret_cast<LastAllocFn>(dlsym(H, "__ompdpu_plugin_last_alloc"));
+    auto N =
+        reinterpret_cast<NumDevicesFn>(dlsym(H, "__ompdpu_plugin_num_devices"));
+    if (F && N &&
+        std::none_of(Plugins.begin(), Plugins.end(),
+                     [&](const PluginQueries &P) { return P.LastAlloc == F; }))
+      Plugins.push_back({F, N});
+  };
   // Where the plugin is part of libomptarget itself (LLVM 19 and later
-  // link plugins in) its query is in the global scope.
-  if (auto F = reinterpret_cast<LastAllocFn>(
-          dlsym(RTLD_DEFAULT, "__ompdpu_plugin_last_alloc")))
-    Plugins.push_back(F);
+  // link plugins in) its queries are in the global scope.
+  Add(RTLD_DEFAULT);
   // Drop-in plugins are loaded with local scope: ask each by name.
   for (const char *Name :
        {"libomptarget.rtl.x86_64.so", "libomptarget.rtl.aarch64.so",
         "libomptarget.rtl.x86_64.nextgen.so",
         "libomptarget.rtl.aarch64.nextgen.so"}) {
     // RTLD_NOLOAD: only plugins libomptarget already loaded count.
-    void *H = dlopen(Name, RTLD_NOW | RTLD_NOLOAD);
-    if (!H)
-      continue;
-    auto F =
-        reinterpret_cast<LastAllocFn>(dlsym(H, "__ompdpu_plugin_last_alloc"));
-    if (F && std::find(Plugins.begin(), Plugins.end(), F) == Plugins.end())
-      Plugins.push_back(F);
-    dlclose(H); // drops only the reference NOLOAD added
+    if (void *H = dlopen(Name, RTLD_NOW | RTLD_NOLOAD)) {
+      Add(H);
+      dlclose(H); // drops only the reference NOLOAD added
+    }
   }
+  return Plugins;
+}
+
+std::vector<int> findDpus() {
+  std::vector<PluginQueries> Plugins = loadedPlugins();
   auto NumDevices = reinterpret_cast<NumDevicesFn>(
       dlsym(RTLD_DEFAULT, "omp_get_num_devices"));
   auto Alloc =
@@ -56,28 +71,37 @@ std::vector<int> findDpus() {
     return Dpus;
   int N = NumDevices();
   for (int Dev = 0; Dev < N; ++Dev) {
+    if (std::count(Dpus.begin(), Dpus.end(), Dev))
+      continue;
     // A DPU allocation bumps its plugin's per-thread count and is the
     // pointer omp_target_alloc returned.
     std::vector<uint64_t> Before(Plugins.size());
     for (size_t K = 0; K < Plugins.size(); ++K) {
       int32_t Id;
       void *Ptr;
-      Plugins[K](&Id, &Ptr, &Before[K]);
+      Plugins[K].LastAlloc(&Id, &Ptr, &Before[K]);
     }
     void *P = Alloc(1, Dev);
     if (!P)
-      continue;
+      continue; // not a DPU, or one that did not answer (found below)
     for (size_t K = 0; K < Plugins.size(); ++K) {
       int32_t Id = -1;
       void *Ptr = nullptr;
       uint64_t Count = 0;
-      if (Plugins[K](&Id, &Ptr, &Count) && Count != Before[K] && Ptr == P) {
-        Dpus.push_back(Dev);
+      if (Plugins[K].LastAlloc(&Id, &Ptr, &Count) && Count != Before[K] &&
+          Ptr == P) {
+        // libomptarget numbers a plugin's devices consecutively: all of
+        // them are DPUs, those unreachable since start-up too.
+        for (int L = 0; L < Plugins[K].NumDevices(); ++L)
+          if (Dev - Id + L >= 0 && Dev - Id + L < N)
+            Dpus.push_back(Dev - Id + L);
         break;
       }
     }
     Free(P, Dev);
   }
+  std::sort(Dpus.begin(), Dpus.end());
+  Dpus.erase(std::unique(Dpus.begin(), Dpus.end()), Dpus.end());
   return Dpus;
 }
 

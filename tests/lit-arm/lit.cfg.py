@@ -58,6 +58,9 @@ UNSUPPORTED = {
         "starts an x86_64 ompdpu-server on host loopback (Inputs/with_server.py); "
         "tests/lit-arm/arm/explicit_server.c runs the same program against a server "
         "started by hand in the guest",
+    "unreachable_device.c":
+        "starts an x86_64 ompdpu-server on host loopback (Inputs/with_server.py) beside "
+        "an address nobody listens on",
 }
 # Another LLVM version's toolchain (tests/llvm-versions/run.sh --arm writes these into
 # its site configs): config.ompdpu_arm_llvm (major), ompdpu_arm_clang / _clangxx (that

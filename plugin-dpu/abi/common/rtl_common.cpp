@@ -41,7 +41,8 @@ int64_t __tgt_rtl_init_requires(int64_t Flags) {
 }
 
 int32_t __tgt_rtl_init_device(int32_t Id) {
-  return deviceOrReport(Id) ? OFFLOAD_SUCCESS : OFFLOAD_FAIL;
+  DpuDevice *D = deviceOrReport(Id);
+  return D ? check(*D, D->failure()) : OFFLOAD_FAIL;
 }
 
 int32_t __tgt_rtl_supports_empty_images() { return 1; }

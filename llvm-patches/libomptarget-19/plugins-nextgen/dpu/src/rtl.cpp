@@ -55,7 +55,10 @@ thread_local LastAllocation LastAlloc;
 /// process: GenericPluginTy checks images against one machine value).
 uint16_t servedMachine() {
   auto &P = ::ompdpu::plugin::DpuPlugin::get();
-  return P.numDevices() ? P.device(0)->machine() : ELF::EM_AARCH64;
+  for (int32_t K = 0; K < P.numDevices(); ++K)
+    if (!P.device(K)->placeholder())
+      return P.device(K)->machine();
+  return ELF::EM_AARCH64;
 }
 
 } // namespace
@@ -101,6 +104,9 @@ struct DpuDeviceTy : public GenericDeviceTy {
 
   DpuDev &Dpu;
 
+  // A placeholder (a server unreachable at start-up) initialises too: 19
+  // numbers only the devices that do, and its number must stay taken. Its
+  // image load and every later call fail, naming it.
   Error initImpl(GenericPluginTy &) override { return Plugin::success(); }
   Error deinitImpl() override { return Plugin::success(); }
   Error setContext() override { return Plugin::success(); }
@@ -284,7 +290,7 @@ struct DpuPluginTy final : public GenericPluginTy {
     auto &P = ::ompdpu::plugin::DpuPlugin::get();
     uint16_t Machine = servedMachine();
     for (int32_t K = 0; K < P.numDevices(); ++K)
-      if (P.device(K)->machine() == Machine)
+      if (P.device(K)->placeholder() || P.device(K)->machine() == Machine)
         Served.push_back(P.device(K));
     return static_cast<int32_t>(Served.size());
   }
