@@ -57,7 +57,8 @@ DpuPlugin::DpuPlugin() : Isa(isaFromOwnFileName()) { connectAll(); }
 void DpuPlugin::connectAll() {
   auto Cfg = loadClientConfig([](const char *N) { return std::getenv(N); });
   if (!Cfg) {
-    log(LogLevel::Error, "configuration: %s", Cfg.status().message().c_str());
+    if (firstToReport("configuration"))
+      log(LogLevel::Error, "configuration: %s", Cfg.status().message().c_str());
     return;
   }
   const auto &Addrs = Cfg->Devices;
