@@ -79,7 +79,7 @@ void DpuPlugin::connectAll() {
     }
 
   bool Mandatory = offloadMandatory();
-  std::vector<size_t> Unreachable;
+  std::vector<bool> Unreachable(Addrs.size());
   for (size_t K = 0; K < Addrs.size(); ++K) {
     if (Results[K])
       continue;
@@ -89,36 +89,35 @@ void DpuPlugin::connectAll() {
                        Why.c_str());
       continue; // the plugin copy for that ISA takes it
     }
-    Unreachable.push_back(K);
+    Unreachable[K] = true;
     if (firstToReport(Addrs[K].text()))
       log(Mandatory ? LogLevel::Error : LogLevel::Note, "device %zu (%s): %s",
           K, Addrs[K].text().c_str(), Why.c_str());
   }
-  size_t Live = Addrs.size();
-  for (size_t K = 0; K < Addrs.size(); ++K)
-    Live -= !Results[K];
+  auto Live = std::count_if(Results.begin(), Results.end(),
+                            [](const auto &R) { return bool(R); });
+  auto Silent = std::count(Unreachable.begin(), Unreachable.end(), true);
   // Unreachable servers keep their device numbers (device(k) still means
   // the k-th DPU; using one fails, naming it), in one plugin copy: the
   // first with a server that answered.
-  bool Placeholders = Live && !Unreachable.empty() &&
-                      firstToReport("placeholders-for-unreachable");
+  bool Placeholders =
+      Live && Silent && firstToReport("placeholders-for-unreachable");
   for (size_t K = 0; K < Addrs.size(); ++K) {
     std::unique_ptr<client::Connection> C;
     if (Results[K])
       C = std::move(*Results[K]);
-    else if (Placeholders &&
-             std::count(Unreachable.begin(), Unreachable.end(), K))
+    else if (Placeholders && Unreachable[K])
       C = client::Connection::unreachable(Addrs[K], *Cfg, Results[K].status());
     else
       continue;
     Devices.push_back(std::make_unique<DpuDevice>(
         static_cast<int32_t>(Devices.size()), std::move(C)));
   }
-  if (Unreachable.size() == Addrs.size() && !Mandatory &&
+  if (Silent && static_cast<size_t>(Silent) == Addrs.size() && !Mandatory &&
       firstToReport("no-device-note"))
     log(LogLevel::Note, "no DPU reachable: target regions run on the host");
   OMPDPU_DEBUG_LOG("plugin for ISA '%s': %zu of %zu devices connected",
-                   Isa.c_str(), Live, Addrs.size());
+                   Isa.c_str(), static_cast<size_t>(Live), Addrs.size());
 }
 
 bool DpuPlugin::acceptsMachine(uint16_t Machine) const {
