@@ -17,6 +17,10 @@
 #              the run completes with the host way's weights
 # data-errors  truncated, corrupt and missing data files: exit status 2
 #              and a message naming the file, no crash
+# bad-options  option values out of range, not numbers or unknown words, and
+#              outputs that cannot be written: exit status 2 and a message
+#              naming the option and its value, before any training; a run
+#              whose loss diverges stops with an error
 set -u
 check=$1 train=$2 ompdpu=$3 work=$4
 here=$(cd "$(dirname "$0")/../.." && pwd)
@@ -179,6 +183,40 @@ open(p, 'wb').write(b)" corrupt/train-images-idx3-ubyte.gz
     fail "no corruption message"
   grep -q "error: missing/train-images-idx3-ubyte.gz: cannot open: No such file" missing.out ||
     fail "no missing-file message"
+  ;;
+bad-options)
+  tiny="--epochs 1 --train-limit 128 --test-limit 64 --quiet"
+  while IFS='|' read -r args message; do
+    # shellcheck disable=SC2086
+    "$train" $tiny $args >bad.out 2>&1
+    rc=$?
+    [ $rc -eq 2 ] || fail "$args: exit status $rc, expected 2"
+    grep -qF "ompdpu-train: error: $message" bad.out || fail "$args: no '$message'"
+    ! grep -q "^epoch\|^final" bad.out || fail "$args: it trained"
+  done <<'CASES'
+--epochs 2000000000|--epochs 2000000000: not a whole number from 1 to 100000
+--epochs 1.5|--epochs 1.5: not a whole number
+--batch 3x|--batch 3x: not a whole number
+--lr abc|--lr abc: not a number
+--lr nan|--lr nan: not a number
+--lr -1|--lr -1: not a number
+--wd inf|--wd inf: not a number
+--seed -1|--seed -1: not a whole number
+--pad 100|--pad 100: not a whole number from 0 to 16
+--train-limit -1|--train-limit -1: not a whole number
+--stop-after 0|--stop-after 0: not a whole number
+--model bogus|--model must be one of cnn|resnet, not 'bogus'
+--schedule bogus|--schedule must be one of cosine|step|constant, not 'bogus'
+--warmup 5|--warmup 5: more epochs than the run's 1
+--json nowhere/x.json|--json nowhere/x.json: cannot write in nowhere
+--checkpoint nowhere/c|--checkpoint nowhere/c: cannot write in nowhere
+CASES
+  "$train" --epochs 1 --train-limit 640 --test-limit 64 --quiet --lr 10 \
+    --momentum 0.99 >diverged.out 2>&1
+  rc=$?
+  [ $rc -eq 2 ] || fail "diverging run: exit status $rc, expected 2"
+  grep -q "error: epoch 1: the training loss is .*: training diverged" diverged.out ||
+    fail "no divergence message"
   ;;
 *)
   echo "trainer_checks: unknown check $check" && exit 2

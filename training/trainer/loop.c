@@ -2,6 +2,7 @@
  * with each layer's gradient allreduce started as soon as it is ready, SGD;
  * per epoch the weight hash across ranks, a validation started (finished
  * later in the offloaded ways) and a checkpoint once it is in. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -188,6 +189,10 @@ void train_loop(run *r, epoch_rec *recs, int *nrecs, float *params, float *mom,
     memset(&rec, 0, sizeof rec);
     rec.epoch = e + 1;
     rec.loss = all[0] / ((double)spe * o->batch);
+    if (!isfinite(rec.loss))
+      die("epoch %d: the training loss is %g: training diverged (try a "
+          "smaller --lr)",
+          e + 1, rec.loss);
     rec.train_acc = all[1] / ((double)spe * o->batch);
     rec.lr = dnnt_lr_at(&o->sgd, e + 1.0 - 1.0 / spe);
     rec.hash = check_hash(r, params, e);

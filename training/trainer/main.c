@@ -123,6 +123,8 @@ int main(int argc, char **argv) {
   long np = r.net.nparams;
   float *params = malloc(sizeof(float) * np), *mom = calloc(np, sizeof(float));
   epoch_rec *recs = calloc((size_t)r.o.epochs, sizeof(epoch_rec));
+  if (!params || !mom || !recs)
+    die("cannot allocate %ld parameters and %d epoch records", np, r.o.epochs);
   int nrecs = 0, first_epoch = 0;
   dnnt_init_params(&r.net, r.o.seed, params);
   if (r.o.resume) {

@@ -1,6 +1,11 @@
 /* Command line of ompdpu-train. */
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "trainer.h"
 
@@ -21,6 +26,55 @@ static const char *value(int argc, char **argv, int *i) {
   return argv[++*i];
 }
 
+/* The integer after argv[*i], which must lie in [lo, hi]. */
+static long long integer(int argc, char **argv, int *i, long long lo,
+                         long long hi) {
+  const char *name = argv[*i], *v = value(argc, argv, i);
+  char *end;
+  errno = 0;
+  long long x = strtoll(v, &end, 10);
+  if (end == v || *end || errno == ERANGE || x < lo || x > hi)
+    die("%s %s: not a whole number from %lld to %lld", name, v, lo, hi);
+  return x;
+}
+
+/* The real number after argv[*i], which must lie in [lo, hi]. */
+static float real(int argc, char **argv, int *i, double lo, double hi) {
+  const char *name = argv[*i], *v = value(argc, argv, i);
+  char *end;
+  double x = strtod(v, &end);
+  if (end == v || *end || !isfinite(x) || x < lo || x > hi)
+    die("%s %s: not a number from %g to %g", name, v, lo, hi);
+  return (float)x;
+}
+
+/* The index of the word after argv[*i] among the words (one string,
+   separated by '|'). */
+static int choice(int argc, char **argv, int *i, const char *words) {
+  const char *name = argv[*i], *v = value(argc, argv, i);
+  int k = 0;
+  for (const char *w = words; *w; ++k) {
+    size_t n = strcspn(w, "|");
+    if (strlen(v) == n && !strncmp(v, w, n))
+      return k;
+    w += n + (w[n] == '|');
+  }
+  die("%s must be one of %s, not '%s'", name, words, v);
+  return -1;
+}
+
+/* Dies unless the file at path (if any) can be written: its directory
+   takes new files (checkpoints are written beside and renamed). */
+static void writable(const char *path, const char *option) {
+  if (!path)
+    return;
+  char *copy = strdup(path);
+  const char *dir = dirname(copy);
+  if (access(dir, W_OK | X_OK) != 0)
+    die("%s %s: cannot write in %s: %s", option, path, dir, strerror(errno));
+  free(copy);
+}
+
 options parse_options(int argc, char **argv) {
   options o;
   memset(&o, 0, sizeof o);
@@ -33,54 +87,48 @@ options parse_options(int argc, char **argv) {
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
     if (!strcmp(a, "--way")) {
-      const char *v = value(argc, argv, &i);
-      o.way = !strcmp(v, "host")      ? WAY_HOST
-              : !strcmp(v, "offload") ? WAY_OFFLOAD
-              : !strcmp(v, "mpi")     ? WAY_MPI
-              : !strcmp(v, "worker")  ? WAY_OFFLOAD
-                                      : -1;
-      o.worker = !strcmp(v, "worker");
-      if (o.way < 0)
-        die("--way must be host, offload, mpi or worker, not '%s'", v);
+      static const int ways[] = {WAY_HOST, WAY_OFFLOAD, WAY_MPI, WAY_OFFLOAD};
+      int k = choice(argc, argv, &i, "host|offload|mpi|worker");
+      o.way = ways[k];
+      o.worker = k == 3;
     } else if (!strcmp(a, "--role"))
-      o.dpu_role = !strcmp(value(argc, argv, &i), "dpu");
+      o.dpu_role = choice(argc, argv, &i, "host|dpu");
     else if (!strcmp(a, "--model"))
-      o.model = value(argc, argv, &i);
+      o.model = choice(argc, argv, &i, "cnn|resnet") ? "resnet" : "cnn";
     else if (!strcmp(a, "--data"))
       o.data = value(argc, argv, &i);
     else if (!strcmp(a, "--epochs"))
-      o.epochs = atoi(value(argc, argv, &i));
+      o.epochs = (int)integer(argc, argv, &i, 1, 100000);
     else if (!strcmp(a, "--stop-after"))
-      o.stop_after = atoi(value(argc, argv, &i));
+      o.stop_after = (int)integer(argc, argv, &i, 1, 100000);
     else if (!strcmp(a, "--batch"))
-      o.batch = atoi(value(argc, argv, &i));
+      o.batch = (int)integer(argc, argv, &i, 1, 1 << 20);
     else if (!strcmp(a, "--lr"))
-      o.sgd.lr = (float)atof(value(argc, argv, &i));
+      o.sgd.lr = real(argc, argv, &i, 1e-9, 10);
     else if (!strcmp(a, "--momentum"))
-      o.sgd.momentum = (float)atof(value(argc, argv, &i));
+      o.sgd.momentum = real(argc, argv, &i, 0, 0.999999);
     else if (!strcmp(a, "--wd"))
-      o.sgd.weight_decay = (float)atof(value(argc, argv, &i));
+      o.sgd.weight_decay = real(argc, argv, &i, 0, 1);
     else if (!strcmp(a, "--schedule")) {
-      const char *v = value(argc, argv, &i);
-      o.sgd.schedule = !strcmp(v, "step")       ? DNNT_LR_STEP
-                       : !strcmp(v, "constant") ? DNNT_LR_CONSTANT
-                                                : DNNT_LR_COSINE;
+      static const int kinds[] = {DNNT_LR_COSINE, DNNT_LR_STEP,
+                                  DNNT_LR_CONSTANT};
+      o.sgd.schedule = kinds[choice(argc, argv, &i, "cosine|step|constant")];
     } else if (!strcmp(a, "--warmup"))
-      o.sgd.warmup_epochs = atoi(value(argc, argv, &i));
+      o.sgd.warmup_epochs = (int)integer(argc, argv, &i, 0, 100000);
     else if (!strcmp(a, "--seed"))
-      o.seed = strtoull(value(argc, argv, &i), NULL, 0);
+      o.seed = (uint64_t)integer(argc, argv, &i, 0, LLONG_MAX);
     else if (!strcmp(a, "--train-limit"))
-      o.train_limit = atol(value(argc, argv, &i));
+      o.train_limit = (long)integer(argc, argv, &i, 1, LONG_MAX);
     else if (!strcmp(a, "--test-limit"))
-      o.test_limit = atol(value(argc, argv, &i));
+      o.test_limit = (long)integer(argc, argv, &i, 1, LONG_MAX);
     else if (!strcmp(a, "--pad"))
-      o.pad = atoi(value(argc, argv, &i));
+      o.pad = (int)integer(argc, argv, &i, 0, 16);
     else if (!strcmp(a, "--no-flip"))
       o.flip = 0;
     else if (!strcmp(a, "--prefetch"))
-      o.prefetch = atoi(value(argc, argv, &i));
+      o.prefetch = (int)integer(argc, argv, &i, 1, 64);
     else if (!strcmp(a, "--val-chunk"))
-      o.val_chunk = atoi(value(argc, argv, &i));
+      o.val_chunk = (int)integer(argc, argv, &i, 1, 1 << 20);
     else if (!strcmp(a, "--checkpoint"))
       o.checkpoint = value(argc, argv, &i);
     else if (!strcmp(a, "--resume"))
@@ -95,10 +143,14 @@ options parse_options(int argc, char **argv) {
     } else
       die("unknown option '%s'\n%s", a, usage);
   }
-  if (o.epochs < 1 || o.batch < 1 || o.prefetch < 1 || o.val_chunk < 1)
-    die("--epochs, --batch, --prefetch and --val-chunk must be positive");
   if (o.resume && !o.checkpoint)
     die("--resume needs --checkpoint FILE");
+  if (o.sgd.warmup_epochs > o.epochs)
+    die("--warmup %d: more epochs than the run's %d", o.sgd.warmup_epochs,
+        o.epochs);
+  /* What the run is asked to write must be writable before it starts. */
+  writable(o.checkpoint, "--checkpoint");
+  writable(o.json, "--json");
   o.sgd.epochs = o.epochs;
   return o;
 }
