@@ -11,6 +11,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
@@ -95,8 +96,14 @@ static std::string readLine(int Fd, std::chrono::seconds Limit) {
 }
 
 pid_t spawn(std::vector<std::string> Args, const std::function<void()> &Setup) {
+  pid_t Parent = getpid();
   pid_t Pid = fork();
   if (Pid == 0) {
+    // Servers never outlive the command that started them, even one that
+    // was killed with SIGKILL.
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (getppid() != Parent)
+      _exit(1);
     Setup();
     std::vector<char *> Argv;
     for (std::string &A : Args)

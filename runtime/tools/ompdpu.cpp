@@ -124,18 +124,40 @@ std::string serverExe() {
 }
 
 volatile sig_atomic_t ChildPid = 0;
+volatile sig_atomic_t StopSignal = 0;
 void forwardSignal(int Sig) {
+  StopSignal = Sig;
   if (ChildPid > 0)
     kill(ChildPid, Sig);
 }
 
+/// From now on SIGINT, SIGTERM and SIGHUP go to the program once it runs;
+/// before, they stop the run after the servers have started.
+void catchStopSignals() {
+  struct sigaction SA {};
+  SA.sa_handler = forwardSignal;
+  for (int Sig : {SIGINT, SIGTERM, SIGHUP})
+    sigaction(Sig, &SA, nullptr);
+}
+
 int runProgram(char **Argv, const std::vector<int> &HostCores) {
+  // Held until the child's pid is known, so none is lost in between: the
+  // child takes the default actions back first.
+  sigset_t Stops, Old;
+  sigemptyset(&Stops);
+  for (int Sig : {SIGINT, SIGTERM, SIGHUP})
+    sigaddset(&Stops, Sig);
+  sigprocmask(SIG_BLOCK, &Stops, &Old);
   pid_t Pid = fork();
   if (Pid < 0) {
+    sigprocmask(SIG_SETMASK, &Old, nullptr);
     log(LogLevel::Error, "fork: %s", std::strerror(errno));
     return 127;
   }
   if (Pid == 0) {
+    for (int Sig : {SIGINT, SIGTERM, SIGHUP})
+      signal(Sig, SIG_DFL);
+    sigprocmask(SIG_SETMASK, &Old, nullptr);
     if (!HostCores.empty()) {
       cpu_set_t Set;
       CPU_ZERO(&Set);
@@ -148,11 +170,9 @@ int runProgram(char **Argv, const std::vector<int> &HostCores) {
     _exit(127);
   }
   ChildPid = Pid;
-  struct sigaction SA {};
-  SA.sa_handler = forwardSignal;
-  sigaction(SIGINT, &SA, nullptr);
-  sigaction(SIGTERM, &SA, nullptr);
-  sigaction(SIGHUP, &SA, nullptr);
+  sigprocmask(SIG_SETMASK, &Old, nullptr);
+  if (StopSignal)
+    kill(Pid, StopSignal); // it came while the servers started
   int WStatus = 0;
   while (waitpid(Pid, &WStatus, 0) < 0 && errno == EINTR) {
   }
@@ -228,6 +248,7 @@ int cmdRun(int Argc, char **Argv) {
   std::vector<tools::EmulatedServer> Servers;
   tools::CorePlan Plan;
   std::unique_ptr<tools::RunKey> Key;
+  catchStopSignals();
   if (EO.Count) {
     auto K = tools::RunKey::create();
     if (!K) {
@@ -243,6 +264,10 @@ int cmdRun(int Argc, char **Argv) {
       return 127;
     }
     Servers = std::move(*S);
+    if (StopSignal) {
+      tools::stopServers(Servers);
+      return 128 + StopSignal;
+    }
     std::string Pids;
     Devices.clear();
     for (const auto &Srv : Servers) {
