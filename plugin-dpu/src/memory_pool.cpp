@@ -69,8 +69,19 @@ Expected<uint64_t> DeviceMemoryPool::allocate(uint64_t Size) {
     if (!SlabCursor || Aligned + BlockSize > SlabEnd) {
       ++ServerCalls;
       auto Slab = AllocOnServer(kSlabSize);
-      if (!Slab)
-        return Slab.status();
+      if (!Slab && FreeLargeBytes) {
+        (void)dropLargeCache();
+        ++ServerCalls;
+        Slab = AllocOnServer(kSlabSize);
+      }
+      if (!Slab) {
+        // Less room on the device than a slab: this block on its own.
+        ++ServerCalls;
+        auto P = AllocOnServer(BlockSize);
+        if (P)
+          LiveLarge[*P] = BlockSize;
+        return P;
+      }
       Slabs.push_back(*Slab);
       SlabCursor = *Slab;
       SlabEnd = *Slab + kSlabSize;
@@ -104,7 +115,8 @@ Status DeviceMemoryPool::release(uint64_t Ptr, uint64_t *Freed) {
       LiveLarge.erase(Large);
       if (Freed)
         *Freed = Rounded;
-      if (FreeLargeBytes + Rounded <= kLargeCacheBytes) {
+      if (Rounded > kMaxPooled &&
+          FreeLargeBytes + Rounded <= kLargeCacheBytes) {
         FreeLarge.emplace(Rounded, Ptr);
         CachedLarge[Ptr] = Rounded;
         FreeLargeBytes += Rounded;

@@ -155,3 +155,23 @@ TEST(BlockTable, AgreesWithAMapUnderRandomUse) {
   for (auto &[Addr, Class] : Ref)
     EXPECT_EQ(T.find(Addr), Class);
 }
+
+TEST(MemoryPool, SmallBlocksFitWhereASlabDoesNot) {
+  FakeServer S;
+  S.Limit = DeviceMemoryPool::kSlabSize / 4;
+  DeviceMemoryPool P = S.pool();
+  auto A = P.allocate(1);
+  ASSERT_TRUE(A) << A.status().message();
+  EXPECT_EQ(S.InUse, 64u) << "the block alone, not a slab";
+  EXPECT_TRUE(P.holds(*A, 64));
+  ASSERT_TRUE(P.release(*A).ok());
+  EXPECT_EQ(S.InUse, 0u) << "given back to the server, not cached";
+  // A large block cached by the pool makes room for a slab again.
+  S.Limit = DeviceMemoryPool::kSlabSize;
+  auto Big = P.allocate(DeviceMemoryPool::kSlabSize / 2);
+  ASSERT_TRUE(Big);
+  ASSERT_TRUE(P.release(*Big).ok());
+  auto B = P.allocate(100);
+  ASSERT_TRUE(B);
+  EXPECT_EQ(S.InUse, DeviceMemoryPool::kSlabSize);
+}
