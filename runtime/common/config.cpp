@@ -92,13 +92,14 @@ Expected<std::vector<DeviceAddress>> parseDeviceFile(const std::string &Text) {
   return Out;
 }
 
-Expected<double> parseSeconds(const char *Name, const std::string &Value) {
+Expected<double> parseSeconds(const char *Name, const std::string &Value,
+                              double Min, const char *Unit) {
   errno = 0;
   char *End = nullptr;
   double D = std::strtod(Value.c_str(), &End);
-  if (Value.empty() || errno || *End != '\0' || !std::isfinite(D) || D < 0)
-    return Status::error(
-        format("%s='%s' is not a number of seconds >= 0", Name, Value.c_str()));
+  if (Value.empty() || errno || *End != '\0' || !std::isfinite(D) || D < Min)
+    return Status::error(format("%s='%s' is not a number of %s >= %g", Name,
+                                Value.c_str(), Unit, Min));
   return D;
 }
 
@@ -114,18 +115,23 @@ static bool readFile(const std::string &Path, std::string &Out) {
 
 Expected<ClientConfig> loadClientConfig(const EnvLookup &Env) {
   ClientConfig C;
+  // A connect or a heartbeat needs some time: 0 would fail every connect
+  // and ping the server without pause.
   struct {
     const char *Name;
     double *Field;
-  } Numbers[] = {{"OMPDPU_CONNECT_TIMEOUT", &C.ConnectTimeout},
-                 {"OMPDPU_TIMEOUT", &C.ResponseTimeout},
-                 {"OMPDPU_HEARTBEAT", &C.HeartbeatInterval},
-                 {"OMPDPU_KERNEL_TIMEOUT", &C.KernelTimeout},
-                 {"OMPDPU_SPIN_US", &C.SpinMicros},
-                 {"OMPDPU_WAKE_SLICE_US", &C.WakeSliceMicros}};
+    double Min;
+    const char *Unit;
+  } Numbers[] = {
+      {"OMPDPU_CONNECT_TIMEOUT", &C.ConnectTimeout, 0.001, "seconds"},
+      {"OMPDPU_TIMEOUT", &C.ResponseTimeout, 0, "seconds"},
+      {"OMPDPU_HEARTBEAT", &C.HeartbeatInterval, 0.001, "seconds"},
+      {"OMPDPU_KERNEL_TIMEOUT", &C.KernelTimeout, 0, "seconds"},
+      {"OMPDPU_SPIN_US", &C.SpinMicros, 0, "microseconds"},
+      {"OMPDPU_WAKE_SLICE_US", &C.WakeSliceMicros, 0, "microseconds"}};
   for (auto &N : Numbers)
     if (const char *V = Env(N.Name)) {
-      auto D = parseSeconds(N.Name, V);
+      auto D = parseSeconds(N.Name, V, N.Min, N.Unit);
       if (!D)
         return D.status();
       *N.Field = *D;

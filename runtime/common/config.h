@@ -57,8 +57,10 @@ Expected<std::vector<DeviceAddress>> parseDeviceList(const std::string &S);
 /// Parse a config file's text: one "host:port" per line, '#' comments.
 Expected<std::vector<DeviceAddress>> parseDeviceFile(const std::string &Text);
 
-/// Parse a non-negative number of seconds for variable Name.
-Expected<double> parseSeconds(const char *Name, const std::string &Value);
+/// Parse a number of at least Min (in Unit, for the message) for variable
+/// Name.
+Expected<double> parseSeconds(const char *Name, const std::string &Value,
+                              double Min = 0, const char *Unit = "seconds");
 
 /// Read the configuration: OMPDPU_DEVICES, else the file named by
 /// OMPDPU_CONFIG, else $XDG_CONFIG_HOME/ompdpu/devices (or

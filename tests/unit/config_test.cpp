@@ -54,6 +54,17 @@ TEST(Config, EnvironmentWinsAndTimeoutsParse) {
   EXPECT_FALSE(loadClientConfig(envOf({{"OMPDPU_TIMEOUT", "soon"}})));
   EXPECT_FALSE(loadClientConfig(envOf({{"OMPDPU_TIMEOUT", "-1"}})));
   EXPECT_FALSE(loadClientConfig(envOf({{"OMPDPU_DEVICES", "nope"}})));
+  // 0 means no timeout; a heartbeat or a connect needs some time.
+  EXPECT_TRUE(loadClientConfig(envOf({{"OMPDPU_TIMEOUT", "0"}})));
+  auto Ping = loadClientConfig(envOf({{"OMPDPU_HEARTBEAT", "0"}}));
+  ASSERT_FALSE(Ping);
+  EXPECT_EQ(Ping.status().message(),
+            "OMPDPU_HEARTBEAT='0' is not a number of seconds >= 0.001");
+  EXPECT_FALSE(loadClientConfig(envOf({{"OMPDPU_HEARTBEAT", "1e-9"}})));
+  EXPECT_FALSE(loadClientConfig(envOf({{"OMPDPU_CONNECT_TIMEOUT", "0"}})));
+  auto Spin = loadClientConfig(envOf({{"OMPDPU_SPIN_US", "abc"}}));
+  ASSERT_FALSE(Spin);
+  EXPECT_NE(Spin.status().message().find("microseconds"), std::string::npos);
 }
 
 TEST(Config, PollingAndWakeSlice) {
