@@ -154,14 +154,18 @@ int cmdEmulate(int Argc, char **Argv, const std::string &ServerExe) {
       return 2;
     if (Taken)
       continue;
-    char *End = nullptr;
-    long N = std::strtol(Argv[K], &End, 10);
-    if (EO.Count || *End || N < 1 || N > 64) {
-      log(LogLevel::Error, "emulate needs one count from 1 to 64, not '%s'",
+    if (Argv[K][0] == '-') {
+      log(LogLevel::Error, "emulate: unknown option '%s'", Argv[K]);
+      return 2;
+    }
+    if (EO.Count) {
+      log(LogLevel::Error, "emulate takes one count, not '%s' as well",
           Argv[K]);
       return 2;
     }
-    EO.Count = static_cast<int>(N);
+    EO.Count = countFrom("emulate", Argv[K], 1, 64);
+    if (EO.Count < 0)
+      return 2;
   }
   if (!EO.Count) {
     log(LogLevel::Error, "emulate needs a count of DPUs");

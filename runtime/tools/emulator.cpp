@@ -18,6 +18,18 @@
 
 namespace ompdpu::tools {
 
+int countFrom(const char *Option, const char *V, int Lo, int Hi) {
+  char *End = nullptr;
+  errno = 0;
+  long N = V ? std::strtol(V, &End, 10) : 0;
+  if (!V || End == V || *End || errno || N < Lo || N > Hi) {
+    log(LogLevel::Error, "%s needs a whole number from %d to %d%s%s%s", Option,
+        Lo, Hi, V ? ", not '" : "", V ? V : "", V ? "'" : "");
+    return -1;
+  }
+  return static_cast<int>(N);
+}
+
 int takeEmulatorOption(int Argc, char **Argv, int &K, EmulatorOptions &O) {
   std::string A = Argv[K];
   auto Value = [&]() -> const char * {
@@ -28,15 +40,12 @@ int takeEmulatorOption(int Argc, char **Argv, int &K, EmulatorOptions &O) {
   } else if (A == "--verbose") {
     O.Verbose = true;
   } else if (A == "--cores-per-dpu") {
-    const char *V = Value();
-    O.CoresPerDpu = V ? std::atoi(V) : 0;
-    if (O.CoresPerDpu < 1) {
-      log(LogLevel::Error, "--cores-per-dpu needs a positive count");
+    O.CoresPerDpu = countFrom("--cores-per-dpu", Value(), 1, 4096);
+    if (O.CoresPerDpu < 0)
       return -1;
-    }
   } else if (A == "--memory") {
     const char *V = Value();
-    if (!V) {
+    if (!V || !*V) {
       log(LogLevel::Error, "--memory needs a size");
       return -1;
     }

@@ -36,6 +36,9 @@ std::vector<std::string> authArgs(const EmulatorOptions &O);
 /// 1 if it was one, 0 if not, -1 on a bad value (reported).
 int takeEmulatorOption(int Argc, char **Argv, int &K, EmulatorOptions &O);
 
+/// V as a whole number from Lo to Hi; else -1 after an error naming Option.
+int countFrom(const char *Option, const char *V, int Lo, int Hi);
+
 /// The cores for O: planned with --pin (warning when they do not suffice),
 /// else shared by all.
 CorePlan planFor(const EmulatorOptions &O);

@@ -204,12 +204,12 @@ int cmdRun(int Argc, char **Argv) {
     if (Taken)
       continue;
     if (A == "--emulate") {
-      V = Next();
-      EO.Count = V ? std::atoi(V) : 0;
-      if (EO.Count < 1 || EO.Count > 64) {
-        log(LogLevel::Error, "--emulate needs a count from 1 to 64");
+      EO.Count = tools::countFrom("--emulate", Next(), 1, 64);
+      if (EO.Count < 0)
         return 2;
-      }
+    } else if (A == "--help" || A == "-h") {
+      std::printf("%s", Usage);
+      return 0;
     } else if (A == "--devices") {
       V = Next();
       if (!V) {
@@ -310,6 +310,9 @@ int cmdInfo(int Argc, char **Argv) {
   for (int K = 0; K < Argc; ++K) {
     if (!std::strcmp(Argv[K], "--devices") && K + 1 < Argc) {
       setenv("OMPDPU_DEVICES", Argv[++K], 1);
+    } else if (!std::strcmp(Argv[K], "--devices")) {
+      log(LogLevel::Error, "--devices needs HOST:PORT[,HOST:PORT...]");
+      return 2;
     } else {
       log(LogLevel::Error, "unknown option '%s'\n%s", Argv[K], Usage);
       return 2;

@@ -1,0 +1,19 @@
+// `ompdpu` refuses malformed options with a message naming the option and
+// the value, exit status 2, and starts nothing.
+// UNSUPPORTED: arm-vm
+// RUN: not %ompdpu run --emulate 2.9 -- true 2>&1 | FileCheck %s --check-prefix=COUNT
+// COUNT: ompdpu error: --emulate needs a whole number from 1 to 64, not '2.9'
+// RUN: not %ompdpu run --emulate 1x -- true 2>&1 | FileCheck %s --check-prefix=JUNK
+// JUNK: ompdpu error: --emulate needs a whole number from 1 to 64, not '1x'
+// RUN: not %ompdpu run --emulate 1 --pin --cores-per-dpu 99999999999 -- true 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=CORES
+// CORES: ompdpu error: --cores-per-dpu needs a whole number from 1 to 4096, not '99999999999'
+// RUN: not %ompdpu run --emulate 1 --memory '' -- true 2>&1 | FileCheck %s --check-prefix=MEM
+// MEM: ompdpu error: --memory needs a size
+// RUN: not %ompdpu info --devices 2>&1 | FileCheck %s --check-prefix=INFO
+// INFO: ompdpu error: --devices needs HOST:PORT
+// RUN: not %ompdpu emulate 1 --bogus 2>&1 | FileCheck %s --check-prefix=EMU
+// EMU: ompdpu error: emulate: unknown option '--bogus'
+// RUN: %ompdpu run --help | FileCheck %s --check-prefix=HELP
+// HELP: usage: ompdpu run [options] -- PROGRAM
+int main(void) { return 0; }
