@@ -58,7 +58,9 @@ Expected<uint64_t> DeviceMemory::allocate(uint64_t Size) {
   if (!P)
     return Status::error(
         ErrorCode::NoMemory,
-        format("cannot allocate %lu bytes", (unsigned long)Size));
+        format("the DPU's operating system has no %lu bytes for this session "
+               "(its memory, or the server's --address-space per session)",
+               (unsigned long)Size));
   uint64_t Ptr = reinterpret_cast<uint64_t>(P);
   if (Status S = Table.insert(Ptr, Size); !S.ok()) {
     // Fresh memory cannot overlap a live range unless the table is wrong.

@@ -15,6 +15,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
+#include <fcntl.h>
 #include <sys/prctl.h>
 #include <unistd.h>
 
@@ -48,6 +49,12 @@ int main(int Argc, char **Argv) {
     std::fputs(serverUsage(), stderr);
     return 2;
   }
+  for (int Fd : {Opts->ReadyFd, Opts->ControlFd})
+    if (Fd >= 0 && fcntl(Fd, F_GETFD) < 0) {
+      log(LogLevel::Error, "fd %d (--ready-fd or --control-fd) is not open",
+          Fd);
+      return 2;
+    }
   if (Opts->Session) {
     // A session must not outlive its supervisor.
     prctl(PR_SET_PDEATHSIG, SIGKILL);

@@ -198,8 +198,9 @@ Expected<ServerOptions> parseServerOptions(int Argc, char **Argv) {
     } else if (A == "--root-sessions") {
       O.RootSessions = true;
     } else if (A == "--max-open-files" || A == "--max-processes") {
-      if (!Value(V) || !parseUnsigned(V, N) || N < 64)
-        return Status::error(A + " needs a number of at least 64");
+      // Beyond the kernel's nr_open (2^20 by default) every session fails.
+      if (!Value(V) || !parseUnsigned(V, N) || N < 64 || N > (1u << 20))
+        return Status::error(A + " needs a number from 64 to 1048576");
       (A == "--max-open-files" ? O.MaxOpenFiles : O.MaxProcesses) = N;
     } else if (A == "--address-space") {
       if (!Value(V))
@@ -207,6 +208,11 @@ Expected<ServerOptions> parseServerOptions(int Argc, char **Argv) {
       auto B = parseByteSize(V);
       if (!B)
         return B.status().withContext("--address-space");
+      // What a session maps before it serves (libraries, UCX's segments).
+      if (*B < (256ull << 20))
+        return Status::error(format("--address-space %s: a session needs at "
+                                    "least 256M",
+                                    V.c_str()));
       O.AddressSpace = *B;
     } else if (A == "--shared-cores") {
       O.SharedCores = true;

@@ -148,6 +148,19 @@ TEST(ServerOptions, CommandLine) {
   EXPECT_FALSE(server::parseServerOptions(2, const_cast<char **>(Missing)));
 }
 
+TEST(ServerOptions, SessionLimitsASessionCanLiveWith) {
+  const char *Fine[] = {"ompdpu-server", "--address-space", "256M",
+                        "--max-open-files", "1048576"};
+  ASSERT_TRUE(server::parseServerOptions(5, const_cast<char **>(Fine)));
+  const char *Tiny[] = {"ompdpu-server", "--address-space", "64M"};
+  auto O = server::parseServerOptions(3, const_cast<char **>(Tiny));
+  ASSERT_FALSE(O);
+  EXPECT_EQ(O.status().message(),
+            "--address-space 64M: a session needs at least 256M");
+  const char *Files[] = {"ompdpu-server", "--max-open-files", "1048577"};
+  EXPECT_FALSE(server::parseServerOptions(3, const_cast<char **>(Files)));
+}
+
 TEST(ServerOptions, SpinAndSharedCores) {
   const char *Own[] = {"ompdpu-server"};
   auto O = server::parseServerOptions(1, const_cast<char **>(Own));

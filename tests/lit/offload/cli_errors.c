@@ -1,4 +1,4 @@
-// `ompdpu` refuses malformed options with a message naming the option and
+// `ompdpu` and `ompdpu-server` refuse malformed options with a message naming the option and
 // the value, exit status 2, and starts nothing.
 // UNSUPPORTED: arm-vm
 // RUN: not %ompdpu run --emulate 2.9 -- true 2>&1 | FileCheck %s --check-prefix=COUNT
@@ -16,4 +16,10 @@
 // EMU: ompdpu error: emulate: unknown option '--bogus'
 // RUN: %ompdpu run --help | FileCheck %s --check-prefix=HELP
 // HELP: usage: ompdpu run [options] -- PROGRAM
+// RUN: not %server --listen 127.0.0.1:0 --insecure --ready-fd 99 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=READY
+// READY: ompdpu-server error: fd 99 (--ready-fd or --control-fd) is not open
+// RUN: not %server --listen 127.0.0.1:0 --insecure --address-space 1M 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=SPACE
+// SPACE: ompdpu-server error: --address-space 1M: a session needs at least 256M
 int main(void) { return 0; }
