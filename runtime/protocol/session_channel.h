@@ -83,7 +83,11 @@ template <typename T> bool decodeChannelFrame(const ChannelFrame &F, T &Out) {
 struct ReadyLine {
   std::string Host;
   uint16_t Port = 0;
-  std::string address() const { return Host + ":" + std::to_string(Port); }
+  /// HOST:PORT, an IPv6 host in brackets (as OMPDPU_DEVICES takes it).
+  std::string address() const {
+    bool Bare6 = Host.find(':') != std::string::npos && Host[0] != '[';
+    return (Bare6 ? "[" + Host + "]" : Host) + ":" + std::to_string(Port);
+  }
 };
 std::string formatReadyLine(const ReadyLine &L);
 /// Parse a readiness line (with or without its newline).

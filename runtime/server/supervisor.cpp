@@ -441,13 +441,12 @@ int Supervisor::run() {
   if (!installStopSignals())
     return 1;
 
-  std::string Where = Addr->Host + ":" + std::to_string(*Port);
+  std::string Where = protocol::ReadyLine{Addr->Host, *Port}.address();
   if (Opts.Mpi)
     log(LogLevel::Note,
         "MPI rank %d of %d listening on %s (kernels run in "
         "this process)",
-        Opts.MpiRank, Opts.MpiSize,
-        (Addr->Host + ":" + std::to_string(*Port)).c_str());
+        Opts.MpiRank, Opts.MpiSize, Where.c_str());
   else if (Opts.Verbose || Opts.ReadyFd < 0)
     log(LogLevel::Note, "listening on %s (%s, %u cores, %.1f GiB per client)",
         Where.c_str(), isaName(nativeMachine()), Cores,

@@ -14,6 +14,7 @@
 #include <netdb.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 namespace ompdpu::transport {
 
@@ -66,6 +67,20 @@ Expected<sockaddr_storage> resolve(const SockAddress &A, socklen_t &Len) {
   Len = Res->ai_addrlen;
   freeaddrinfo(Res);
   return SS;
+}
+
+/// Why binding a TCP socket to Addr fails (0: it does not): UCX reports a
+/// failed listen only as a generic status ("Device is busy").
+int bindError(const sockaddr_storage &Addr, socklen_t Len) {
+  int Fd = socket(Addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (Fd < 0)
+    return errno;
+  int On = 1;
+  setsockopt(Fd, SOL_SOCKET, SO_REUSEADDR, &On, sizeof On);
+  int Err =
+      bind(Fd, reinterpret_cast<const sockaddr *>(&Addr), Len) == 0 ? 0 : errno;
+  close(Fd);
+  return Err;
 }
 } // namespace
 
@@ -326,10 +341,13 @@ Expected<uint16_t> UcxWorker::listen(const SockAddress &Addr,
   LP.conn_handler.cb = WorkerCallbacks::onConnRequest;
   LP.conn_handler.arg = I.get();
   ucs_status_t S = ucp_listener_create(I->W, &LP, &I->Listener);
-  if (S != UCS_OK)
-    return ucsError(
-        format("cannot listen on %s:%u", Addr.Host.c_str(), Addr.Port).c_str(),
-        S);
+  if (S != UCS_OK) {
+    std::string What =
+        format("cannot listen on %s:%u", Addr.Host.c_str(), Addr.Port);
+    if (int Err = bindError(*SS, Len))
+      return Status::error(codeOf(S), What + ": " + std::strerror(Err));
+    return ucsError(What.c_str(), S);
+  }
   ucp_listener_attr_t A{};
   A.field_mask = UCP_LISTENER_ATTR_FIELD_SOCKADDR;
   S = ucp_listener_query(I->Listener, &A);

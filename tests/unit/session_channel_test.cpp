@@ -125,6 +125,9 @@ TEST(ReadyLine, RoundTripsAndRejectsNoise) {
   EXPECT_EQ(L->Port, 18515);
   EXPECT_EQ(L->address(), "127.0.0.1:18515");
   EXPECT_TRUE(static_cast<bool>(parseReadyLine("LISTENING [::1]:80")));
+  // An IPv6 host leaves in brackets, as OMPDPU_DEVICES needs it.
+  EXPECT_EQ(formatReadyLine({"::1", 80}), "LISTENING [::1]:80\n");
+  EXPECT_EQ(parseReadyLine("LISTENING [::1]:80")->address(), "[::1]:80");
   for (const char *Bad :
        {"", "LISTENING", "LISTENING host", "LISTENING :80", "LISTENING h:0",
         "LISTENING h:70000", "LISTENING h:80x", "LISTENING h:80\ntrailing",
