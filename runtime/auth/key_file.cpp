@@ -83,6 +83,12 @@ Expected<Key> loadKeyFile(const std::string &Path) {
   if (Status S = sodiumReady(); !S.ok())
     return S;
   int Fd = ::open(Path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (Fd < 0 && errno == ELOOP)
+    return Status::error(
+        ErrorCode::Auth,
+        format("key file %s is a symbolic link: give the file itself (a link "
+               "could point anyone's key file here)",
+               Path.c_str()));
   if (Fd < 0)
     return Status::error(ErrorCode::Auth,
                          errnoText("cannot open key file", Path));

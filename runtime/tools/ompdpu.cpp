@@ -23,6 +23,7 @@
 #include <cstring>
 #include <sched.h>
 #include <string>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <vector>
@@ -166,8 +167,13 @@ int runProgram(char **Argv, const std::vector<int> &HostCores) {
       sched_setaffinity(0, sizeof(Set), &Set);
     }
     execvp(Argv[0], Argv);
-    log(LogLevel::Error, "cannot run '%s': %s", Argv[0], std::strerror(errno));
-    _exit(127);
+    // As a shell: 127 when there is no such program, 126 when it cannot run.
+    int Err = errno;
+    struct stat St;
+    bool Dir = stat(Argv[0], &St) == 0 && S_ISDIR(St.st_mode);
+    log(LogLevel::Error, "cannot run '%s': %s", Argv[0],
+        Dir ? "it is a directory" : std::strerror(Err));
+    _exit(Err == ENOENT ? 127 : 126);
   }
   ChildPid = Pid;
   sigprocmask(SIG_SETMASK, &Old, nullptr);

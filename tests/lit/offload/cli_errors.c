@@ -22,4 +22,9 @@
 // RUN: not %server --listen 127.0.0.1:0 --insecure --address-space 1M 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=SPACE
 // SPACE: ompdpu-server error: --address-space 1M: a session needs at least 256M
+// RUN: not %ompdpu run -- %S 2>&1 | FileCheck %s --check-prefix=DIR
+// DIR: ompdpu error: cannot run '{{.*}}': it is a directory
+// As a shell: 126 for a program that cannot run, 127 for none.
+// RUN: sh -c '%ompdpu run -- %S 2>/dev/null; test $? -eq 126'
+// RUN: sh -c '%ompdpu run -- %t.nonexistent 2>/dev/null; test $? -eq 127'
 int main(void) { return 0; }
