@@ -12,11 +12,13 @@
 #              the host way (the split only changes the rounding)
 # resume       stopping after epoch 1 and --resume gives the uninterrupted
 #              run's weights bit for bit, also from a checkpoint whose epoch
-#              records do not fit this version's (with a warning)
+#              records do not fit this version's (with a warning); a
+#              checkpoint with a byte appended, or a directory, is refused
 # dpu-killed   the DPU server killed mid-run: a warning naming the device,
 #              the run completes with the host way's weights
-# data-errors  truncated, corrupt and missing data files: exit status 2
-#              and a message naming the file, no crash
+# data-errors  truncated, corrupt and missing data files, test images of
+#              another shape: exit status 2 and a message naming the file,
+#              no crash
 # bad-options  option values out of range, not numbers or unknown words, and
 #              outputs that cannot be written: exit status 2 and a message
 #              naming the option and its value, before any training; a run
@@ -103,6 +105,15 @@ resume)
     fail "first part: exit status $?"
   [ -f part.ck ] || fail "no checkpoint written"
   cp part.ck other.ck
+  # A byte more, or a directory, is not a checkpoint.
+  cp part.ck longer.ck && printf X >>longer.ck
+  "$train" --way host $small --checkpoint longer.ck --resume >longer.out 2>&1
+  [ $? -eq 2 ] || fail "resumed from a checkpoint with a byte appended"
+  grep -q "error: --resume: longer.ck: unexpected bytes after its checksum" longer.out ||
+    fail "no message on the appended byte"
+  mkdir dir.ck
+  "$train" --way host $small --checkpoint dir.ck --resume >dir.out 2>&1
+  grep -q "error: --resume: dir.ck: is a directory" dir.out || fail "no message on a directory"
   "$train" --way host $small --checkpoint part.ck --resume >part2.out 2>&1 ||
     fail "resumed part: exit status $?"
   # Another version's records: 8 bytes fewer of them, the file hash redone.
@@ -164,6 +175,17 @@ for split, n in (("train", 256), ("t10k", 64)):
     write(f"good/{split}-labels-idx1-ubyte.gz", 0x801, (n,), bytes(i % 10 for i in range(n)))
 PY
   "$train" --data good --epochs 1 --quiet >good.out 2>&1 || fail "good data: exit status $?"
+  # Test images of another shape (the same bytes each): refused.
+  mkdir shape && cp good/* shape/
+  /usr/bin/python3 - <<'PY' || fail "cannot make the reshaped set"
+import gzip, struct
+with gzip.open("shape/t10k-images-idx3-ubyte.gz", "wb") as f:
+    f.write(struct.pack(">IIII", 0x803, 64, 14, 56) + bytes(i % 251 for i in range(64 * 784)))
+PY
+  "$train" --data shape --epochs 1 --quiet >shape.out 2>&1
+  [ $? -eq 2 ] || fail "shape: trained on test images of another shape"
+  grep -q "error: shape/t10k-images-idx3-ubyte.gz: images of 14x56, the training set's are 28x28" \
+    shape.out || fail "no message on the test images' shape"
   mkdir trunc corrupt missing
   cp good/* trunc/ && cp good/* corrupt/ && cp good/t10k* missing/
   f=trunc/train-images-idx3-ubyte.gz

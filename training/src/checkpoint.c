@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "dnnt_checkpoint.h"
@@ -81,6 +82,12 @@ int dnnt_checkpoint_load(const char *path, dnnt_checkpoint *c, char *err,
              strerror(errno));
     return -1;
   }
+  struct stat st;
+  if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+    snprintf(err, errlen, "%s: is a directory, not a checkpoint", path);
+    fclose(f);
+    return -1;
+  }
   header hd;
   uint64_t h = 0xcbf29ce484222325ull, stored = 0;
   size_t bytes = sizeof(float) * (size_t)c->nparams;
@@ -99,6 +106,8 @@ int dnnt_checkpoint_load(const char *path, dnnt_checkpoint *c, char *err,
            fread(hist, 1, hd.history_size, f) != hd.history_size ||
            fread(&stored, sizeof stored, 1, f) != 1)
     why = "truncated";
+  else if (fgetc(f) != EOF)
+    why = "unexpected bytes after its checksum (corrupt)";
   if (!why) {
     h = fnv(h, &hd, sizeof hd);
     h = fnv(h, c->params, bytes);

@@ -38,6 +38,11 @@ static void load_data(run *r) {
   if (dnnt_load_fashion(r->o.data, "train", &r->train, err, sizeof err) ||
       dnnt_load_fashion(r->o.data, "t10k", &r->test, err, sizeof err))
     die("%s", err);
+  if (r->test.c != r->train.c || r->test.h != r->train.h ||
+      r->test.w != r->train.w)
+    die("%s/t10k-images-idx3-ubyte.gz: images of %dx%d, the training "
+        "set's are %dx%d",
+        r->o.data, r->test.h, r->test.w, r->train.h, r->train.w);
   dnnt_dataset_truncate(&r->train, r->o.train_limit);
   dnnt_dataset_truncate(&r->test, r->o.test_limit);
 }
