@@ -158,9 +158,17 @@ static Expected<EmulatedServer> startServer(std::vector<std::string> Args,
 
 CorePlan planFor(const EmulatorOptions &O) {
   std::vector<int> All = allowedCores();
-  if (!O.Pin)
+  if (!O.Pin) {
+    if (O.CoresPerDpu)
+      log(LogLevel::Warning, "--cores-per-dpu takes effect with --pin only");
     return unpinnedPlan(All, O.Count);
+  }
   CorePlan Plan = planCores(All, O.Count, O.CoresPerDpu);
+  if (O.CoresPerDpu > 0 &&
+      Plan.DpuCores[0].size() < static_cast<size_t>(O.CoresPerDpu))
+    log(LogLevel::Warning,
+        "--cores-per-dpu %d: this machine gives each DPU %zu of its %zu cores",
+        O.CoresPerDpu, Plan.DpuCores[0].size(), All.size());
   if (!Plan.Fits)
     log(LogLevel::Warning,
         "%zu cores cannot give %d DPUs cores of their own and the program "

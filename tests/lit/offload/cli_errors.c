@@ -27,4 +27,11 @@
 // As a shell: 126 for a program that cannot run, 127 for none.
 // RUN: sh -c '%ompdpu run -- %S 2>/dev/null; test $? -eq 126'
 // RUN: sh -c '%ompdpu run -- %t.nonexistent 2>/dev/null; test $? -eq 127'
+// Accepted, with a word on what it does here.
+// RUN: %ompdpu run --emulate 1 --cores-per-dpu 1 -- true 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=NOPIN
+// NOPIN: ompdpu warning: --cores-per-dpu takes effect with --pin only
+// RUN: %ompdpu run --emulate 1 --pin --cores-per-dpu 4096 -- true 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=FEWER
+// FEWER: ompdpu warning: --cores-per-dpu 4096: this machine gives each DPU {{[0-9]+}} of its {{[0-9]+}} cores
 int main(void) { return 0; }
