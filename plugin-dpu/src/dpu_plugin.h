@@ -9,11 +9,6 @@
 
 namespace ompdpu::plugin {
 
-/// Why a program that requires unified shared memory gets no DPU.
-inline constexpr const char *kNoUnifiedMemory =
-    "'requires unified_shared_memory' cannot be met: a DPU's memory is "
-    "separate from the host's";
-
 /// All devices of this plugin instance, connected once, at first use.
 class DpuPlugin {
 public:

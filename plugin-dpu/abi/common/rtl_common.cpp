@@ -32,6 +32,9 @@ int32_t __tgt_rtl_is_valid_binary(__tgt_device_image *Image) {
 int32_t __tgt_rtl_number_of_devices() { return DpuPlugin::get().numDevices(); }
 
 int64_t __tgt_rtl_init_requires(int64_t Flags) {
+  if (Flags & OMP_REQ_UNIFIED_SHARED_MEMORY)
+    log(LogLevel::Warning, "'requires unified_shared_memory' cannot be met: "
+                           "DPU memory is separate from host memory");
   DpuPlugin::get().RequiresFlags = Flags;
   // 14-17 ignore the result; 18 takes it as a status.
   return OFFLOAD_SUCCESS;
@@ -39,13 +42,7 @@ int64_t __tgt_rtl_init_requires(int64_t Flags) {
 
 int32_t __tgt_rtl_init_device(int32_t Id) {
   DpuDevice *D = deviceOrReport(Id);
-  if (!D)
-    return OFFLOAD_FAIL;
-  // libomptarget would hand kernels host addresses, which on a DPU point
-  // to nothing (or, on an emulated one, to the server's own memory).
-  if (DpuPlugin::get().RequiresFlags & OMP_REQ_UNIFIED_SHARED_MEMORY)
-    return check(*D, Status::error(kNoUnifiedMemory));
-  return check(*D, D->failure());
+  return D ? check(*D, D->failure()) : OFFLOAD_FAIL;
 }
 
 int32_t __tgt_rtl_supports_empty_images() { return 1; }

@@ -124,14 +124,8 @@ struct DpuDeviceTy : public GenericDeviceTy {
   Expected<DeviceImageTy *> loadBinaryImpl(const __tgt_device_image *TgtImage,
                                            int32_t ImageId) override {
     std::vector<::ompdpu::plugin::HostEntry> Host;
-    for (auto *E = TgtImage->EntriesBegin; E != TgtImage->EntriesEnd; ++E) {
-      // 19 tells plugins its requirements only through the image's entries.
-      if (E->flags == OMP_REGISTER_REQUIRES &&
-          (E->data & OMP_REQ_UNIFIED_SHARED_MEMORY))
-        return check(
-            Dpu, ::ompdpu::Status::error(::ompdpu::plugin::kNoUnifiedMemory));
+    for (auto *E = TgtImage->EntriesBegin; E != TgtImage->EntriesEnd; ++E)
       Host.push_back({E->name ? E->name : "", E->size});
-    }
     size_t Size = static_cast<const char *>(TgtImage->ImageEnd) -
                   static_cast<const char *>(TgtImage->ImageStart);
     auto Loaded = Dpu.loadImage(TgtImage->ImageStart, Size, Host);
