@@ -2,8 +2,9 @@
 """Kill `ompdpu run --emulate 1 -- PROGRAM` and check that no server it
 started survives it.
 
-usage: kill_run.py [WRAPPER...] OMPDPU PROGRAM   (lit's %ompdpu may put a time
-limit before the binary: the signals must reach ompdpu itself)
+usage: kill_run.py [WRAPPER...] OMPDPU PROGRAM   (lit's %ompdpu: a `timeout`
+before it is dropped, since the signals must reach ompdpu itself, not a
+parent; `env VAR=...`, which execs it, stays)
 
 1. SIGKILL once the program runs (it prints "running" first): nothing can
    clean up after that, so the servers must stop by themselves.
@@ -49,10 +50,15 @@ def gone_within(tmpdir, program, seconds):
 
 
 def main():
-    ompdpu, program = sys.argv[-2:]
+    ompdpu, program = sys.argv[1:-1], sys.argv[-1]
+    if os.path.basename(ompdpu[0]) == "timeout":
+        i = 1
+        while ompdpu[i].startswith("-"):
+            i += 2 if ompdpu[i] in ("-k", "-s") else 1
+        ompdpu = ompdpu[i + 1:]
     with tempfile.TemporaryDirectory(prefix="kill-run-") as tmp:
         env = dict(os.environ, TMPDIR=tmp)
-        run = subprocess.Popen([ompdpu, "run", "--emulate", "1", "--", program],
+        run = subprocess.Popen(ompdpu + ["run", "--emulate", "1", "--", program],
                                stdout=subprocess.PIPE, env=env)
         line = run.stdout.readline().decode().split()
         if line[:1] != ["running"]:
@@ -64,7 +70,7 @@ def main():
         print("after SIGKILL, servers gone: %d" % gone_within(tmp, program, 5))
         survived = 0
         for k in range(10):
-            run = subprocess.Popen([ompdpu, "run", "--emulate", "1", "--", program],
+            run = subprocess.Popen(ompdpu + ["run", "--emulate", "1", "--", program],
                                    stdout=subprocess.DEVNULL, env=env)
             time.sleep(0.005 * k)
             run.send_signal(signal.SIGTERM)
