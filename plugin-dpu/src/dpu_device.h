@@ -116,9 +116,6 @@ public:
   uint16_t machine() const;
   /// Stands for a server unreachable at start-up (its number stays taken).
   bool placeholder() const { return Conn->placeholder(); }
-  /// Serving; else failure() says why not.
-  bool alive() const { return Conn->alive(); }
-  Status failure() const { return Conn->failure(); }
 
   /// Load an image (its ELF bytes) whose host copy has these entries.
   Expected<std::vector<LoadedEntry>>

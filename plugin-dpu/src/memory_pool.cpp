@@ -25,6 +25,16 @@ Status DeviceMemoryPool::dropLargeCache() {
   return First;
 }
 
+Expected<uint64_t> DeviceMemoryPool::retryWithoutCache(Expected<uint64_t> First,
+                                                       uint64_t Size) {
+  if (First || !FreeLargeBytes)
+    return First;
+  // The cache may hold the memory the server misses: give it back.
+  (void)dropLargeCache();
+  ++ServerCalls;
+  return AllocOnServer(Size);
+}
+
 Expected<uint64_t> DeviceMemoryPool::allocate(uint64_t Size) {
   if (Size > kMaxPooled) {
     // Sizes rounded to 64 KiB, so that nearly equal arrays share blocks.
@@ -44,12 +54,7 @@ Expected<uint64_t> DeviceMemoryPool::allocate(uint64_t Size) {
     ++ServerCalls;
     auto P = AllocOnServer(Rounded);
     L.lock();
-    if (!P && FreeLargeBytes) {
-      // The cache may hold the memory the server misses: give it back.
-      (void)dropLargeCache();
-      ++ServerCalls;
-      P = AllocOnServer(Rounded);
-    }
+    P = retryWithoutCache(std::move(P), Rounded);
     if (P)
       LiveLarge[*P] = Rounded;
     return P;
@@ -68,12 +73,7 @@ Expected<uint64_t> DeviceMemoryPool::allocate(uint64_t Size) {
     uint64_t Aligned = (SlabCursor + BlockSize - 1) & ~(BlockSize - 1);
     if (!SlabCursor || Aligned + BlockSize > SlabEnd) {
       ++ServerCalls;
-      auto Slab = AllocOnServer(kSlabSize);
-      if (!Slab && FreeLargeBytes) {
-        (void)dropLargeCache();
-        ++ServerCalls;
-        Slab = AllocOnServer(kSlabSize);
-      }
+      auto Slab = retryWithoutCache(AllocOnServer(kSlabSize), kSlabSize);
       if (!Slab) {
         // Less room on the device than a slab: this block on its own.
         ++ServerCalls;

@@ -75,6 +75,10 @@ private:
   uint64_t FreeLargeBytes = 0;
   /// Return every cached large block to the server.
   Status dropLargeCache();
+  /// First, the server's answer to an allocation of Size; when it failed
+  /// and large blocks are cached, they go back and Size is asked again
+  /// (under M).
+  Expected<uint64_t> retryWithoutCache(Expected<uint64_t> First, uint64_t Size);
   uint64_t SlabCursor = 0, SlabEnd = 0;
   std::vector<uint64_t> Slabs; // start of each, kSlabSize bytes; never freed
   std::atomic<uint64_t> ServerCalls{0};

@@ -48,8 +48,6 @@ RequestLink::~RequestLink() {
 }
 
 void RequestLink::closeQuietly() {
-  if (Fork.inherited())
-    return;
   std::lock_guard<std::mutex> L(M);
   Failed = true;
   Ends.close();

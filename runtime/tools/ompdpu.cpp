@@ -124,6 +124,8 @@ std::string serverExe() {
   return selfDir() + "/../lib/ompdpu/ompdpu-server";
 }
 
+/// The signals that stop a run: forwarded to the program once it runs.
+constexpr int kStopSignals[] = {SIGINT, SIGTERM, SIGHUP};
 volatile sig_atomic_t ChildPid = 0;
 volatile sig_atomic_t StopSignal = 0;
 void forwardSignal(int Sig) {
@@ -137,7 +139,7 @@ void forwardSignal(int Sig) {
 void catchStopSignals() {
   struct sigaction SA {};
   SA.sa_handler = forwardSignal;
-  for (int Sig : {SIGINT, SIGTERM, SIGHUP})
+  for (int Sig : kStopSignals)
     sigaction(Sig, &SA, nullptr);
 }
 
@@ -146,7 +148,7 @@ int runProgram(char **Argv, const std::vector<int> &HostCores) {
   // child takes the default actions back first.
   sigset_t Stops, Old;
   sigemptyset(&Stops);
-  for (int Sig : {SIGINT, SIGTERM, SIGHUP})
+  for (int Sig : kStopSignals)
     sigaddset(&Stops, Sig);
   sigprocmask(SIG_BLOCK, &Stops, &Old);
   pid_t Pid = fork();
@@ -156,7 +158,7 @@ int runProgram(char **Argv, const std::vector<int> &HostCores) {
     return 127;
   }
   if (Pid == 0) {
-    for (int Sig : {SIGINT, SIGTERM, SIGHUP})
+    for (int Sig : kStopSignals)
       signal(Sig, SIG_DFL);
     sigprocmask(SIG_SETMASK, &Old, nullptr);
     if (!HostCores.empty()) {
