@@ -207,7 +207,7 @@ int runDevice() {
   auto C2 = client::Connection::open((*Addrs)[0], Cfg);
   if (!C2)
     die(C2.status().message());
-  plugin::DpuDevice Device(0, std::move(*C2));
+  plugin::DpuDevice Device(0, 1, std::move(*C2));
   auto Loaded = Device.loadImage(Image.data(), Image.size(),
                                  {{"layers_empty_kernel", 0}});
   if (!Loaded)

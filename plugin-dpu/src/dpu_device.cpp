@@ -13,8 +13,9 @@ namespace ompdpu::plugin {
 
 using client::Ticket;
 
-DpuDevice::DpuDevice(int32_t Index, std::unique_ptr<client::Connection> C)
-    : Index(Index), Conn(std::move(C)),
+DpuDevice::DpuDevice(int32_t Index, int32_t Count,
+                     std::unique_ptr<client::Connection> C)
+    : Index(Index), Count(Count), Conn(std::move(C)),
       Pool(
           [this](uint64_t Size) -> Expected<uint64_t> {
             Ticket T =
@@ -168,7 +169,7 @@ DpuDevice::loadImage(const void *Image, size_t Size,
     Image = Stripped->data();
     Size = Stripped->size();
   }
-  Ticket T = Conn->loadImage(Image, Size);
+  Ticket T = Conn->loadImage(Image, Size, Index, Count);
   if (Status S = Conn->wait(T); !S.ok())
     return S.withContext("cannot load image");
   std::vector<protocol::EntryInfo> Entries;

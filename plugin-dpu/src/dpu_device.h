@@ -105,7 +105,9 @@ enum class MemoryKind : int32_t {
 /// the call returns when the operation has completed.
 class DpuDevice {
 public:
-  DpuDevice(int32_t Index, std::unique_ptr<client::Connection> C);
+  /// The Index-th of the plugin's Count devices.
+  DpuDevice(int32_t Index, int32_t Count,
+            std::unique_ptr<client::Connection> C);
   ~DpuDevice();
 
   /// "device 0 (127.0.0.1:18515)", the prefix of every message.
@@ -164,6 +166,7 @@ private:
   template <typename IssueFn> Status perform(AsyncQueue *Q, IssueFn F);
 
   int32_t Index;
+  int32_t Count; ///< the plugin's devices, as kernels' omp_get_num_devices()
   std::unique_ptr<client::Connection> Conn;
   DeviceMemoryPool Pool;
   PointerSlots Slots;  ///< words whose retrieves must land before returning

@@ -102,17 +102,18 @@ void DpuPlugin::connectAll() {
   // first with a server that answered.
   bool Placeholders =
       Live && Silent && firstToReport("placeholders-for-unreachable");
+  std::vector<std::unique_ptr<client::Connection>> Served;
   for (size_t K = 0; K < Addrs.size(); ++K) {
-    std::unique_ptr<client::Connection> C;
     if (Results[K])
-      C = std::move(*Results[K]);
+      Served.push_back(std::move(*Results[K]));
     else if (Placeholders && Unreachable[K])
-      C = client::Connection::unreachable(Addrs[K], *Cfg, Results[K].status());
-    else
-      continue;
-    Devices.push_back(std::make_unique<DpuDevice>(
-        static_cast<int32_t>(Devices.size()), std::move(C)));
+      Served.push_back(
+          client::Connection::unreachable(Addrs[K], *Cfg, Results[K].status()));
   }
+  for (auto &C : Served)
+    Devices.push_back(std::make_unique<DpuDevice>(
+        static_cast<int32_t>(Devices.size()),
+        static_cast<int32_t>(Served.size()), std::move(C)));
   if (Silent && static_cast<size_t>(Silent) == Addrs.size() && !Mandatory &&
       firstToReport("no-device-note"))
     log(LogLevel::Note, "no DPU reachable: target regions run on the host");

@@ -207,9 +207,12 @@ Ticket Connection::retrieve(void *Dst, uint64_t Src, uint64_t Size,
                {{Dst, Size}});
 }
 
-Ticket Connection::loadImage(const void *Image, uint64_t Size) {
+Ticket Connection::loadImage(const void *Image, uint64_t Size,
+                             int32_t DeviceNum, int32_t NumDevices) {
   LoadImage L;
   L.Size = Size;
+  L.DeviceNum = DeviceNum;
+  L.NumDevices = NumDevices;
   return issue(MsgType::LoadImage, L, 0, 0, Image, Size, Lane::Bulk);
 }
 

@@ -87,8 +87,11 @@ public:
   /// Copy Size bytes from device Src to host Dst (zero copy for large sizes).
   Ticket retrieve(void *Dst, uint64_t Src, uint64_t Size, uint32_t Queue,
                   uint32_t Seq);
-  /// Load a device image; the reply's Payload holds the entry table.
-  Ticket loadImage(const void *Image, uint64_t Size);
+  /// Load a device image; the reply's Payload holds the entry table. Its
+  /// kernels see DeviceNum of NumDevices from omp_get_device_num() and
+  /// omp_get_num_devices().
+  Ticket loadImage(const void *Image, uint64_t Size, int32_t DeviceNum = 0,
+                   int32_t NumDevices = 1);
   /// Run a kernel, named by its handle from the entry table.
   /// Args: Count pointer-sized arguments, offsets already added.
   Ticket run(uint16_t Kernel, const uint64_t *Args, size_t Count,

@@ -235,8 +235,14 @@ void Landed::encode(Writer &W) const {
 }
 bool Landed::decode(Reader &R) { return R.get(Queue) && R.get(Seq); }
 
-void LoadImage::encode(Writer &W) const { W.put(Size); }
-bool LoadImage::decode(Reader &R) { return R.get(Size); }
+void LoadImage::encode(Writer &W) const {
+  W.put(Size);
+  W.put(DeviceNum);
+  W.put(NumDevices);
+}
+bool LoadImage::decode(Reader &R) {
+  return R.get(Size) && R.get(DeviceNum) && R.get(NumDevices);
+}
 
 void Run::encode(Writer &W) const {
   for (uint64_t A : Args)

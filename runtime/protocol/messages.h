@@ -22,7 +22,7 @@ namespace ompdpu::protocol {
 /// "OD" in little-endian byte order.
 constexpr uint16_t kMagic = 0x444f;
 /// The protocol version this build speaks.
-constexpr uint16_t kVersion = 7;
+constexpr uint16_t kVersion = 8;
 /// The active-message id of frames that may carry bulk data (the frame is
 /// the message's header, the bulk data its data).
 constexpr unsigned kAmId = 7;
@@ -267,6 +267,11 @@ struct Landed {
 
 struct LoadImage {
   uint64_t Size = 0;
+  /// What omp_get_device_num() and omp_get_num_devices() answer in the
+  /// image's kernels: the device's number among its plugin's devices and
+  /// their count, as LLVM's GPU plugins put them in the device environment.
+  int32_t DeviceNum = 0;
+  int32_t NumDevices = 1;
   void encode(Writer &W) const;
   bool decode(Reader &R);
 };

@@ -2,6 +2,7 @@
 #include "server/operations.h"
 
 #include "common/log.h"
+#include "server/device_identity.h"
 
 #include <cstring>
 
@@ -262,6 +263,11 @@ void Operations::load(const Request &R) {
     return fail(R, kErrLoad,
                 format("image size %lu does not match its data (%zu bytes)",
                        (unsigned long)L.Size, R.Data.Length));
+  if (L.NumDevices < 1 || L.DeviceNum < 0 || L.DeviceNum >= L.NumDevices)
+    return fail(R, kErrLoad,
+                format("device number %d of %d devices is not a device",
+                       L.DeviceNum, L.NumDevices));
+  setDeviceIdentity({L.DeviceNum, L.NumDevices});
   auto Buf = std::make_shared<std::vector<uint8_t>>(L.Size);
   Request Copy = R;
   Copy.Data = BulkData(); // consumed by receive(): never release it again

@@ -31,7 +31,7 @@ protected:
     Cfg.ResponseTimeout = 10;
     auto C = client::Connection::open(Server.Addr, Cfg);
     ASSERT_TRUE(C) << C.status().message();
-    Dev = std::make_unique<DpuDevice>(0, std::move(*C));
+    Dev = std::make_unique<DpuDevice>(0, 1, std::move(*C));
     std::ifstream F(OMPDPU_TEST_IMAGE, std::ios::binary);
     Image.assign(std::istreambuf_iterator<char>(F), {});
     // What the host's copy of the fixture's entry table looks like.

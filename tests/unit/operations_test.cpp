@@ -1,6 +1,8 @@
 //===- operations_test.cpp - A session's requests, without a UCX peer -----===//
 #include "server/operations.h"
 
+#include "common/log.h"
+#include "server/device_identity.h"
 #include "server/reply_sender.h"
 #include "transport/memory_worker.h"
 
@@ -9,6 +11,7 @@
 #include <gtest/gtest.h>
 #include <iterator>
 #include <thread>
+#include <utility>
 
 using namespace ompdpu;
 using namespace ompdpu::protocol;
@@ -245,6 +248,30 @@ TEST_F(OperationsTest, ImagesLoadAndTheirKernelsRun) {
   EXPECT_EQ(
       request(MsgType::LoadImage, LoadImage{Junk.size()}, 0, Junk).Rep.Code,
       kErrLoad);
+}
+
+TEST_F(OperationsTest, ImagesTellKernelsTheirDeviceNumber) {
+  std::ifstream F(OMPDPU_TEST_IMAGE, std::ios::binary);
+  std::vector<uint8_t> Image((std::istreambuf_iterator<char>(F)), {});
+  ASSERT_FALSE(Image.empty());
+  auto Loaded =
+      request(MsgType::LoadImage, LoadImage{Image.size(), 2, 3}, 0, Image);
+  ASSERT_EQ(Loaded.Rep.Code, kOk) << Loaded.Rep.Message;
+  EXPECT_EQ(deviceIdentity().Num, 2);
+  EXPECT_EQ(deviceIdentity().Count, 3);
+  // Numbers that name no device are refused and change nothing.
+  const std::pair<int32_t, int32_t> NoDevice[] = {
+      {3, 3}, {-1, 3}, {0, 0}, {0, -4}};
+  for (auto [Num, Count] : NoDevice) {
+    auto Bad = request(MsgType::LoadImage, LoadImage{Image.size(), Num, Count},
+                       0, Image);
+    EXPECT_EQ(Bad.Rep.Code, kErrLoad);
+    EXPECT_EQ(
+        Bad.Rep.Message,
+        format("device number %d of %d devices is not a device", Num, Count));
+  }
+  EXPECT_EQ(deviceIdentity().Num, 2);
+  EXPECT_EQ(deviceIdentity().Count, 3);
 }
 
 } // namespace
