@@ -1,6 +1,7 @@
 //===- config.cpp - Client configuration from the environment -------------===//
 #include "common/config.h"
 
+#include "common/host_port.h"
 #include "common/log.h"
 
 #include <cerrno>
@@ -11,11 +12,7 @@
 
 namespace ompdpu {
 
-std::string DeviceAddress::text() const {
-  if (Host.find(':') != std::string::npos)
-    return "[" + Host + "]:" + std::to_string(Port);
-  return Host + ":" + std::to_string(Port);
-}
+std::string DeviceAddress::text() const { return hostPortText(Host, Port); }
 
 static std::string trim(const std::string &S) {
   size_t B = S.find_first_not_of(" \t\r\n");

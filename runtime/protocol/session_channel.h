@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "common/host_port.h"
 #include "common/status.h"
 #include "protocol/messages.h"
 
@@ -84,10 +85,7 @@ struct ReadyLine {
   std::string Host;
   uint16_t Port = 0;
   /// HOST:PORT, an IPv6 host in brackets (as OMPDPU_DEVICES takes it).
-  std::string address() const {
-    bool Bare6 = Host.find(':') != std::string::npos && Host[0] != '[';
-    return (Bare6 ? "[" + Host + "]" : Host) + ":" + std::to_string(Port);
-  }
+  std::string address() const { return hostPortText(Host, Port); }
 };
 std::string formatReadyLine(const ReadyLine &L);
 /// Parse a readiness line (with or without its newline).
