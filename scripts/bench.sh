@@ -55,10 +55,10 @@ OMPDPU_BUILD=$BUILD bash llvm-patches/apply-and-test.sh --build-only ||
 
 # The training benchmark, into the report's training/ directory.
 out=report
-# Five repetitions, medians, and six more of the three ways that decide the
-# offload targets: the offload's margin over host-only is about 1% of an
-# epoch, less than this VM's drift between runs.
-quick=(--reps 5 --pair-reps 6)
+# Three repetitions, medians, and twelve more of the three ways that decide
+# the offload targets: their margins are about 1% of an epoch, less than this
+# VM's drift between runs.
+quick=(--reps 3 --pair-reps 12)
 prev=""
 for a in "$@"; do
   case "$a" in

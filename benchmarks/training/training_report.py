@@ -314,7 +314,7 @@ def write(out, meta, results, full, runs=None):
     load = {r["name"]: r["foreign_cpu"] for r in results}
     tl, missed = targets(s, full, load, paired_shares(runs), paired_ratios(runs))
     lines += ["## Targets", ""] + tl + [""]
-    if runs and meta.get("reps", 1) > 1:
+    if runs and meta.get("reps", 1) + meta.get("pair_reps", 0) > 1:
         lines += paired(runs) + accounting(runs)
     if missed:
         lines += ["## Where a target is missed, and what limits it", ""] + [f"- {m}" for m in missed] + [""]
