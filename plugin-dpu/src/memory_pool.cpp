@@ -3,6 +3,8 @@
 
 #include "common/log.h"
 
+#include <algorithm>
+
 namespace ompdpu::plugin {
 
 unsigned DeviceMemoryPool::classOf(uint64_t Size) {
@@ -25,12 +27,60 @@ Status DeviceMemoryPool::dropLargeCache() {
   return First;
 }
 
+bool DeviceMemoryPool::reclaimEmptySlabs() {
+  // Only when the server is full: the hot paths keep no per-slab counts.
+  std::vector<size_t> ByStart(Slabs.size());
+  for (size_t K = 0; K < Slabs.size(); ++K)
+    ByStart[K] = K;
+  std::sort(ByStart.begin(), ByStart.end(), [this](size_t A, size_t B) {
+    return Slabs[A].Start < Slabs[B].Start;
+  });
+  auto SlabOf = [&](uint64_t Ptr) {
+    auto It = std::upper_bound(
+        ByStart.begin(), ByStart.end(), Ptr,
+        [this](uint64_t P, size_t K) { return P < Slabs[K].Start; });
+    return *(It - 1); // every pooled block lies in a slab
+  };
+  std::vector<uint64_t> FreeBytes(Slabs.size());
+  for (unsigned C = 0; C < kClasses; ++C)
+    for (uint64_t Ptr : FreeLists[C])
+      FreeBytes[SlabOf(Ptr)] += uint64_t(1) << (C + kMinShift);
+  std::vector<bool> Empty(Slabs.size());
+  bool Any = false;
+  for (size_t K = 0; K < Slabs.size(); ++K)
+    Any |= Empty[K] = FreeBytes[K] == Slabs[K].Carved;
+  if (!Any)
+    return false;
+  for (auto &List : FreeLists)
+    List.erase(std::remove_if(List.begin(), List.end(),
+                              [&](uint64_t P) { return Empty[SlabOf(P)]; }),
+               List.end());
+  if (SlabCursor && Empty[Slabs.size() - 1])
+    SlabCursor = SlabEnd = 0;
+  std::vector<Slab> Kept;
+  for (size_t K = 0; K < Slabs.size(); ++K) {
+    if (!Empty[K]) {
+      Kept.push_back(Slabs[K]);
+      continue;
+    }
+    ++ServerCalls;
+    (void)FreeOnServer(Slabs[K].Start); // a failure leaves it unusable
+  }
+  Slabs = std::move(Kept); // in order: the one being carved stays last
+  return true;
+}
+
 Expected<uint64_t> DeviceMemoryPool::retryWithoutCache(Expected<uint64_t> First,
                                                        uint64_t Size) {
-  if (First || !FreeLargeBytes)
+  if (First)
     return First;
-  // The cache may hold the memory the server misses: give it back.
-  (void)dropLargeCache();
+  // The pool may hold the memory the server misses: give it back.
+  bool Gave = FreeLargeBytes != 0;
+  if (Gave)
+    (void)dropLargeCache();
+  Gave |= reclaimEmptySlabs();
+  if (!Gave)
+    return First;
   ++ServerCalls;
   return AllocOnServer(Size);
 }
@@ -82,13 +132,14 @@ Expected<uint64_t> DeviceMemoryPool::allocate(uint64_t Size) {
           LiveLarge[*P] = BlockSize;
         return P;
       }
-      Slabs.push_back(*Slab);
+      Slabs.push_back({*Slab, 0});
       SlabCursor = *Slab;
       SlabEnd = *Slab + kSlabSize;
       Aligned = (SlabCursor + BlockSize - 1) & ~(BlockSize - 1);
     }
     Ptr = Aligned;
     SlabCursor = Aligned + BlockSize;
+    Slabs.back().Carved += BlockSize;
   }
   Live.insert(Ptr, static_cast<uint8_t>(C));
   return Ptr;
@@ -96,8 +147,9 @@ Expected<uint64_t> DeviceMemoryPool::allocate(uint64_t Size) {
 
 bool DeviceMemoryPool::holds(uint64_t Ptr, uint64_t Size) {
   std::lock_guard<SpinLock> L(M);
-  for (uint64_t Slab : Slabs)
-    if (Ptr >= Slab && Size <= kSlabSize && Ptr - Slab <= kSlabSize - Size)
+  for (const Slab &S : Slabs)
+    if (Ptr >= S.Start && Size <= kSlabSize &&
+        Ptr - S.Start <= kSlabSize - Size)
       return true;
   auto Large = LiveLarge.find(Ptr);
   return Large != LiveLarge.end() && Size <= Large->second;

@@ -75,12 +75,19 @@ private:
   uint64_t FreeLargeBytes = 0;
   /// Return every cached large block to the server.
   Status dropLargeCache();
+  /// Give every slab whose carved blocks are all free back to the server
+  /// (their blocks leave the free lists); whether any went.
+  bool reclaimEmptySlabs();
   /// First, the server's answer to an allocation of Size; when it failed
-  /// and large blocks are cached, they go back and Size is asked again
-  /// (under M).
+  /// and the pool holds free memory (cached large blocks, empty slabs), it
+  /// goes back and Size is asked again (under M).
   Expected<uint64_t> retryWithoutCache(Expected<uint64_t> First, uint64_t Size);
-  uint64_t SlabCursor = 0, SlabEnd = 0;
-  std::vector<uint64_t> Slabs; // start of each, kSlabSize bytes; never freed
+  struct Slab {
+    uint64_t Start;  ///< kSlabSize bytes from the server
+    uint64_t Carved; ///< bytes of the blocks cut from it so far
+  };
+  uint64_t SlabCursor = 0, SlabEnd = 0; // carving Slabs.back(), if non-zero
+  std::vector<Slab> Slabs;
   std::atomic<uint64_t> ServerCalls{0};
 };
 

@@ -175,3 +175,35 @@ TEST(MemoryPool, SmallBlocksFitWhereASlabDoesNot) {
   ASSERT_TRUE(B);
   EXPECT_EQ(S.InUse, DeviceMemoryPool::kSlabSize);
 }
+
+TEST(MemoryPool, EmptySlabsGoBackWhenTheServerIsFull) {
+  FakeServer S;
+  const uint64_t Slab = DeviceMemoryPool::kSlabSize;
+  S.Limit = 3 * Slab;
+  DeviceMemoryPool P = S.pool();
+  // Three slabs of 4 KiB blocks (and 64-byte ones in the same slabs).
+  std::vector<uint64_t> Blocks;
+  for (uint64_t K = 0; K < 3 * Slab / 4096; ++K) {
+    auto A = P.allocate(K % 7 ? 4096 : 64);
+    ASSERT_TRUE(A) << K << ": " << A.status().message();
+    Blocks.push_back(*A);
+  }
+  ASSERT_EQ(S.Live.size(), 3u);
+  uint64_t Kept = Blocks[Blocks.size() / 2]; // keeps its slab in use
+  for (uint64_t B : Blocks)
+    if (B != Kept)
+      ASSERT_TRUE(P.release(B).ok());
+  // The server is full of slabs whose blocks are free: the empty ones go.
+  auto Big = P.allocate(2 * Slab);
+  ASSERT_TRUE(Big) << Big.status().message();
+  EXPECT_EQ(S.Live.size(), 2u) << "the slab with a live block and the big one";
+  EXPECT_TRUE(P.holds(Kept, 64));
+  // Blocks of the slabs that went are no longer handed out.
+  for (int K = 0; K < 200; ++K) {
+    auto A = P.allocate(4096);
+    ASSERT_TRUE(A) << A.status().message();
+    EXPECT_TRUE(P.holds(*A, 4096)) << "in a slab the server still has";
+  }
+  // Nothing to give back: a real shortage is still an error.
+  EXPECT_FALSE(P.allocate(2 * Slab));
+}
