@@ -10,6 +10,7 @@
 #include "server/confinement.h"
 #include "server/image_loader.h"
 #include "server/intake.h"
+#include "server/libomp_registration.h"
 #include "server/output_leftovers.h"
 #include "server/session.h"
 #include "server/session_launcher.h"
@@ -95,6 +96,8 @@ private:
   std::unique_ptr<transport::Worker> W;
   std::map<Peer, ClientRec> Clients;
   std::map<pid_t, Peer> Sessions;
+  std::map<pid_t, uid_t> Unreaped; // session processes until waited for
+  void reaped(pid_t Pid);
   std::map<pid_t, std::string> OrphanNotes; // crash notes of dropped clients
   unsigned NextId = 1;
   unsigned Cores = 1;
@@ -253,6 +256,7 @@ Status Supervisor::spawnSession(ClientRec &C, uint64_t Token,
   C.CtlFd = L->ChannelFd;
   C.OutputFd = L->OutputFd;
   Sessions[C.Pid] = C.Ep;
+  Unreaped[C.Pid] = C.Uid;
   Addr = std::move(L->Address);
   return Status();
 }
@@ -375,8 +379,17 @@ void Supervisor::reapChildren() {
     pid_t Pid = waitpid(-1, &WStatus, WNOHANG);
     if (Pid <= 0)
       return;
+    reaped(Pid);
     onSessionExit(Pid, WStatus);
   }
+}
+
+void Supervisor::reaped(pid_t Pid) {
+  auto It = Unreaped.find(Pid);
+  if (It == Unreaped.end())
+    return;
+  removeLibompRegistration(Pid, It->second);
+  Unreaped.erase(It);
 }
 
 void Supervisor::dropClient(Peer P, const char *Why) {
@@ -482,6 +495,19 @@ int Supervisor::run() {
       C.StopFlag->store(true);
       C.Thread->join();
     }
+  }
+  // Every session was killed (with its client, or just now): wait for each,
+  // so that none is left behind unreaped or with libomp's registration.
+  while (!Unreaped.empty()) {
+    pid_t Pid = Unreaped.begin()->first;
+    kill(Pid, SIGKILL);
+    pid_t R = waitpid(Pid, nullptr, 0);
+    if (R < 0 && errno == EINTR)
+      continue;
+    if (R == Pid)
+      reaped(Pid);
+    else
+      Unreaped.erase(Pid); // not our child any more
   }
   while (waitpid(-1, nullptr, WNOHANG) > 0) {
   }
