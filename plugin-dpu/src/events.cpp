@@ -24,26 +24,31 @@ SharedEvents &shared() {
 
 /// Events this thread freed, for its next creates without a lock:
 /// libomptarget creates one per new mapping and destroys it at unmapping,
-/// eight of each for a region with eight small maps.
-struct ThreadEvents {
-  static constexpr size_t kKept = 256;
-  std::vector<Event *> Free;
-  ~ThreadEvents() {
+/// eight of each for a region with eight small maps. Plain thread-locals:
+/// they stay usable after the thread's destructors ran, as exit() runs the
+/// main thread's before atexit handlers, which may offload.
+constexpr size_t kKept = 256;
+thread_local Event *MineFree[kKept];
+thread_local size_t MineCount = 0;
+thread_local bool MineClosed = false; ///< its events went to shared()
+
+/// Gives a thread's events to shared() when the thread ends.
+struct ThreadEventsCloser {
+  ~ThreadEventsCloser() {
     SharedEvents &S = shared();
     std::lock_guard<std::mutex> L(S.M);
-    for (Event *E : Free)
-      S.Free.emplace_back(E);
+    for (size_t K = 0; K < MineCount; ++K)
+      S.Free.emplace_back(MineFree[K]);
+    MineCount = 0;
+    MineClosed = true;
   }
 };
-thread_local ThreadEvents Mine;
+thread_local ThreadEventsCloser Closer;
 } // namespace
 
 Event *acquireEvent() {
-  if (!Mine.Free.empty()) {
-    Event *E = Mine.Free.back();
-    Mine.Free.pop_back();
-    return E;
-  }
+  if (MineCount)
+    return MineFree[--MineCount];
   {
     SharedEvents &S = shared();
     std::lock_guard<std::mutex> L(S.M);
@@ -61,8 +66,9 @@ void releaseEvent(Event *E) {
   E->Before.reset();
   E->Point.reset();
   E->QueueId = 0;
-  if (Mine.Free.size() < ThreadEvents::kKept) {
-    Mine.Free.push_back(E);
+  if (!MineClosed && MineCount < kKept) {
+    (void)&Closer; // registers its destructor with the first event kept
+    MineFree[MineCount++] = E;
     return;
   }
   SharedEvents &S = shared();
