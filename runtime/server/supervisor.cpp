@@ -419,7 +419,7 @@ void Supervisor::dropClient(Peer P, const char *Why) {
 }
 
 int Supervisor::run() {
-  auto Created = transport::Worker::create();
+  auto Created = transport::Worker::createListening();
   if (!Created) {
     log(LogLevel::Error, "%s", Created.status().message().c_str());
     return 1;

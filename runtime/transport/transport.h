@@ -74,6 +74,11 @@ public:
   /// the receiver: the DPU side does the copying in both directions.
   static Expected<std::unique_ptr<Worker>>
   create(const std::string &Transports = "", bool SenderCopies = false);
+  /// A worker for a listener (a server's supervisor): a restarted server
+  /// may listen on the same port at once, while the connections its
+  /// predecessor closed are in TIME-WAIT (SO_REUSEADDR; a port another
+  /// process listens on is still refused).
+  static Expected<std::unique_ptr<Worker>> createListening();
   virtual ~Worker() = default;
   Worker(const Worker &) = delete;
   Worker &operator=(const Worker &) = delete;

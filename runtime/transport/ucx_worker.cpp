@@ -104,8 +104,8 @@ struct UcxWorkerState {
 class UcxWorker final : public Worker {
 public:
   UcxWorker() : I(std::make_unique<UcxWorkerState>()) {}
-  static Expected<std::unique_ptr<Worker>> create(const std::string &Transports,
-                                                  bool SenderCopies);
+  static Expected<std::unique_ptr<Worker>>
+  create(const std::string &Transports, bool SenderCopies, bool ReuseAddress);
   ~UcxWorker() override;
   Expected<uint16_t> listen(const SockAddress &Addr,
                             std::function<void(Peer)> OnAccept) override;
@@ -232,7 +232,8 @@ struct WorkerCallbacks {
 };
 
 Expected<std::unique_ptr<Worker>>
-UcxWorker::create(const std::string &Transports, bool SenderCopies) {
+UcxWorker::create(const std::string &Transports, bool SenderCopies,
+                  bool ReuseAddress) {
   auto Self = std::make_unique<UcxWorker>();
   UcxWorkerState &I = *Self->I;
 
@@ -258,6 +259,12 @@ UcxWorker::create(const std::string &Transports, bool SenderCopies) {
     ucp_config_modify(Config, "TLS", Transports.c_str());
   if (SenderCopies && !std::getenv("UCX_RNDV_SCHEME"))
     ucp_config_modify(Config, "RNDV_SCHEME", "put_zcopy");
+  // Linux binds over TIME-WAIT connections only when they, too, came from a
+  // socket with SO_REUSEADDR: every server sets it, so the next may listen.
+  if (ReuseAddress && !std::getenv("UCX_CM_REUSEADDR") &&
+      !std::getenv("UCX_TCP_CM_REUSEADDR") &&
+      !std::getenv("UCX_RDMA_CM_REUSEADDR"))
+    ucp_config_modify(Config, "CM_REUSEADDR", "y");
   ucp_params_t P{};
   P.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_NAME;
   P.features = UCP_FEATURE_AM | UCP_FEATURE_WAKEUP;
@@ -305,7 +312,11 @@ UcxWorker::create(const std::string &Transports, bool SenderCopies) {
 
 Expected<std::unique_ptr<Worker>> Worker::create(const std::string &Transports,
                                                  bool SenderCopies) {
-  return UcxWorker::create(Transports, SenderCopies);
+  return UcxWorker::create(Transports, SenderCopies, /*ReuseAddress=*/false);
+}
+
+Expected<std::unique_ptr<Worker>> Worker::createListening() {
+  return UcxWorker::create("", /*SenderCopies=*/false, /*ReuseAddress=*/true);
 }
 
 UcxWorker::~UcxWorker() {
