@@ -53,9 +53,9 @@ struct SockAddress {
 /// The transports (UCX_TLS syntax) of a session's context, chosen alike by
 /// both sides: on one machine shared memory only, so that no TCP interface
 /// is polled on the hot path, and POSIX segments (mode 0600) rather than
-/// System V ones (UCX makes those readable by the owner's group); on one machine but under another account
-/// (whose shared-memory segments UCX makes the owner's alone) TCP;
-/// otherwise UCX's choice ("").
+/// System V ones (UCX makes those readable by the owner's group); on one
+/// machine but under another account (whose shared-memory segments UCX makes
+/// the owner's alone) TCP; otherwise UCX's choice ("").
 inline const char *sessionTransports(bool SameHost, bool OtherAccount = false) {
   return SameHost ? "posix,cma,self" : OtherAccount ? "tcp,self" : "";
 }
