@@ -204,9 +204,11 @@ bool RequestLink::onMessage(const uint8_t *Ctrl, size_t Len,
     // Into the program's own streams, in order with what it printed itself
     // (the host plugin's kernels share them too).
     Output O;
-    if (decodeBody(Body, O).ok())
-      std::fwrite(O.Bytes.data(), 1, O.Bytes.size(),
+    if (decodeBody(Body, O).ok()) {
+      size_t Seen = Written[O.Stream - 1].seen(O.Offset, O.Bytes.size());
+      std::fwrite(O.Bytes.data() + Seen, 1, O.Bytes.size() - Seen,
                   O.Stream == 2 ? stderr : stdout);
+    }
     return false;
   }
   if (H.Type == MsgType::SessionExit) {

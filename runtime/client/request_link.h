@@ -14,6 +14,7 @@
 #include "client/endpoints.h"
 #include "client/fork_guard.h"
 #include "client/health_policy.h"
+#include "client/output_cursor.h"
 #include "client/pending.h"
 #include "client/timeline.h"
 #include "client/trace_stats.h"
@@ -129,7 +130,8 @@ private:
   std::atomic<bool> Failed{false};
   Status FailStatus;
   std::string SessionExitMessage;
-  HealthPolicy Health; ///< when silence means the server is gone
+  OutputCursor Written[2]; ///< the session's stdout and stderr
+  HealthPolicy Health;     ///< when silence means the server is gone
   std::vector<std::function<void()>> Deferred;
 };
 

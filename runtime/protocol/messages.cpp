@@ -43,6 +43,8 @@ const char *typeName(MsgType T) {
     return "Batch";
   case MsgType::Trace:
     return "Trace";
+  case MsgType::SessionRawOutput:
+    return "SessionRawOutput";
   case MsgType::Landed:
     return "Landed";
   case MsgType::SessionSetup:
@@ -308,16 +310,19 @@ ErrorCode errorCodeOf(int32_t ReplyCode) {
 
 void Output::encode(Writer &W) const {
   W.put(Stream);
+  W.put(Offset);
   W.putString(Bytes);
 }
 bool Output::decode(Reader &R) {
-  return R.get(Stream) && (Stream == 1 || Stream == 2) &&
+  return R.get(Stream) && (Stream == 1 || Stream == 2) && R.get(Offset) &&
          R.getString(Bytes, kMaxBytes);
 }
 
-std::vector<uint8_t> outputFrame(uint8_t Stream, const char *Data, size_t Len) {
+std::vector<uint8_t> outputFrame(uint8_t Stream, uint64_t Offset,
+                                 const char *Data, size_t Len) {
   Output O;
   O.Stream = Stream;
+  O.Offset = Offset;
   O.Bytes.assign(Data, Len);
   Header H;
   H.Type = MsgType::Output;

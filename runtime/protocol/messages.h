@@ -63,7 +63,8 @@ enum class MsgType : uint8_t {
   AuthChallenge, ///< supervisor -> client: its nonce and its proof
   AuthProof,     ///< client -> supervisor: the client's proof
   Trace,         ///< client -> session: start recording, or collect what was
-  Last = Trace
+  SessionRawOutput, ///< session -> supervisor, dying: raw writes not in a ring
+  Last = SessionRawOutput
 };
 
 /// Printable name of a message type ("Submit").
@@ -339,6 +340,12 @@ struct Empty {
 struct Output {
   uint8_t Stream = 1;
   std::string Bytes;
+  /// Where Bytes start in the stream (bytes since the session started), so
+  /// that a client given a piece twice (by the session, then by the
+  /// supervisor after the session died) writes it once.
+  uint64_t Offset = kNotInStream;
+  /// Offset of a note of ompdpu's own, written whatever came before.
+  static constexpr uint64_t kNotInStream = ~uint64_t(0);
   /// Largest Bytes sent in one message.
   static constexpr size_t kMaxBytes = 4096;
   void encode(Writer &W) const;
@@ -346,7 +353,8 @@ struct Output {
 };
 
 /// A whole Output frame: Len (at most Output::kMaxBytes) bytes of Stream.
-std::vector<uint8_t> outputFrame(uint8_t Stream, const char *Data, size_t Len);
+std::vector<uint8_t> outputFrame(uint8_t Stream, uint64_t Offset,
+                                 const char *Data, size_t Len);
 
 struct SessionExit {
   int32_t Signal = 0;

@@ -43,17 +43,27 @@ bool SessionCrash::decode(Reader &R) {
   return R.get(Signal) && R.getString(Kernel, kMaxChannelFrame) && Signal > 0;
 }
 
-size_t encodeCrashFrame(uint8_t *Buf, int32_t Signal, const char *Kernel) {
-  // Laid out as frameInto(Header{SessionCrash}, SessionCrash) lays it out;
-  // a unit test holds the two together.
+void SessionRawOutput::encode(Writer &W) const {
+  W.put(Stream);
+  W.putString(Bytes);
+}
+bool SessionRawOutput::decode(Reader &R) {
+  return R.get(Stream) && (Stream == 1 || Stream == 2) &&
+         R.getString(Bytes, kMaxRawOutputBytes);
+}
+
+namespace {
+/// A channel frame's header, laid out as frameInto() lays it out (unit
+/// tests hold the two together), without allocating.
+size_t putChannelHeader(uint8_t *Buf, MsgType T) {
+  Header H;
+  H.Type = T;
+  uint8_t Type = static_cast<uint8_t>(H.Type);
   size_t Len = 0;
   auto Put = [&](const void *P, size_t N) {
     std::memcpy(Buf + Len, P, N);
     Len += N;
   };
-  Header H;
-  H.Type = MsgType::SessionCrash;
-  uint8_t Type = static_cast<uint8_t>(H.Type);
   Put(&H.Magic, 2);
   Put(&H.Version, 1);
   Put(&Type, 1);
@@ -61,6 +71,27 @@ size_t encodeCrashFrame(uint8_t *Buf, int32_t Signal, const char *Kernel) {
   Put(&H.Queue, 2);
   Put(&H.Operand, 2);
   Put(&H.Seq, 4);
+  return Len;
+}
+} // namespace
+
+size_t encodeRawOutputFrame(uint8_t *Buf, uint8_t Stream, const char *Data,
+                            uint32_t Len) {
+  if (Len > kMaxRawOutputBytes)
+    Len = kMaxRawOutputBytes;
+  size_t At = putChannelHeader(Buf, MsgType::SessionRawOutput);
+  Buf[At++] = Stream;
+  std::memcpy(Buf + At, &Len, 4);
+  std::memcpy(Buf + At + 4, Data, Len);
+  return At + 4 + Len;
+}
+
+size_t encodeCrashFrame(uint8_t *Buf, int32_t Signal, const char *Kernel) {
+  size_t Len = putChannelHeader(Buf, MsgType::SessionCrash);
+  auto Put = [&](const void *P, size_t N) {
+    std::memcpy(Buf + Len, P, N);
+    Len += N;
+  };
   Put(&Signal, 4);
   uint32_t NameLen = 0;
   const size_t Room = kMaxChannelFrame - Len - 4;

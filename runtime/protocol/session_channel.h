@@ -49,13 +49,28 @@ struct SessionCrash {
   bool decode(Reader &R);
 };
 
+/// Bytes a dying session's kernels wrote to fd Stream (1 or 2) that had not
+/// reached its output ring: the supervisor sends them after the ring's.
+struct SessionRawOutput {
+  uint8_t Stream = 1;
+  std::string Bytes;
+  void encode(Writer &W) const;
+  bool decode(Reader &R);
+};
+
 /// Largest frame on the channel (a SessionCrash with a long kernel name is
 /// cut to fit).
 constexpr size_t kMaxChannelFrame = 4096;
+/// Largest SessionRawOutput::Bytes of one frame.
+constexpr size_t kMaxRawOutputBytes = kMaxChannelFrame - kHeaderSize - 5;
 
 /// A SessionCrash frame built in Buf (kMaxChannelFrame bytes) without
 /// allocating, for a signal handler; returns its length.
 size_t encodeCrashFrame(uint8_t *Buf, int32_t Signal, const char *Kernel);
+/// A SessionRawOutput frame of Len (at most kMaxRawOutputBytes) bytes, built
+/// the same way.
+size_t encodeRawOutputFrame(uint8_t *Buf, uint8_t Stream, const char *Data,
+                            uint32_t Len);
 
 /// Send one frame on the channel.
 Status sendChannelFrame(int Fd, const std::vector<uint8_t> &Frame);

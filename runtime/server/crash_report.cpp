@@ -23,6 +23,9 @@ void onFatalSignal(int Sig) {
     ssize_t Ignored = send(CrashFd, Buf, Len, MSG_NOSIGNAL);
     (void)Ignored;
   }
+  // Raw writes still in the pipes go first; what a thread took from them
+  // reaches a ring while we wait.
+  OutputCapture::forwardUnpumped(CrashFd);
   OutputCapture::waitForHandOver();
   // SA_RESETHAND restored the default action: die of the same signal.
   raise(Sig);

@@ -2,6 +2,7 @@
 #include "server/output_capture.h"
 
 #include "common/log.h"
+#include "protocol/session_channel.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -11,6 +12,7 @@
 #include <iostream>
 #include <poll.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -18,6 +20,7 @@ namespace ompdpu::server {
 
 OutputCapture *OutputCapture::Active = nullptr;
 std::atomic<bool> OutputCapture::Busy{false};
+std::atomic<int> OutputCapture::Pumping{0};
 thread_local bool OutputCapture::OnLoop = false;
 
 namespace {
@@ -163,7 +166,10 @@ void OutputCapture::sent(int S, size_t Len) {
 }
 
 void OutputCapture::waitForHandOver() {
-  for (int K = 0; K < 50 && Busy.load(std::memory_order_acquire); ++K) {
+  // Also for bytes a thread has taken from a pipe and not yet put in a ring.
+  for (int K = 0; K < 50 && (Busy.load(std::memory_order_acquire) ||
+                             Pumping.load(std::memory_order_acquire));
+       ++K) {
     timespec T{0, 1000000};
     nanosleep(&T, nullptr);
   }
@@ -173,11 +179,15 @@ void OutputCapture::readPipe(int S) {
   std::lock_guard<std::mutex> L(PipeM[S]);
   char Buf[16384];
   for (;;) {
+    Pumping.fetch_add(1, std::memory_order_seq_cst);
     ssize_t N = read(PipeFds[S], Buf, sizeof(Buf));
+    if (N > 0) {
+      RawSeen.store(true, std::memory_order_relaxed);
+      write(S + 1, Buf, static_cast<size_t>(N));
+    }
+    Pumping.fetch_sub(1, std::memory_order_release);
     if (N <= 0)
       return;
-    RawSeen.store(true, std::memory_order_relaxed);
-    write(S + 1, Buf, static_cast<size_t>(N));
     if (static_cast<size_t>(N) < sizeof(Buf))
       return;
   }
@@ -209,6 +219,27 @@ void OutputCapture::pumpFds() {
     for (int S = 0; S < 2; ++S)
       if (P[S].revents & (POLLIN | POLLHUP))
         readPipe(S);
+  }
+}
+
+void OutputCapture::forwardUnpumped(int ChannelFd) {
+  OutputCapture *C = Active;
+  if (!C || ChannelFd < 0)
+    return;
+  static uint8_t Frame[protocol::kMaxChannelFrame];
+  static char Buf[protocol::kMaxRawOutputBytes];
+  for (int S = 0; S < 2; ++S) {
+    // A pipe holds 64 KiB unless a kernel enlarged it.
+    for (int Piece = 0; C->PipeFds[S] >= 0 && Piece < 64; ++Piece) {
+      ssize_t N = read(C->PipeFds[S], Buf, sizeof Buf); // non-blocking
+      if (N <= 0)
+        break;
+      size_t Len = protocol::encodeRawOutputFrame(
+          Frame, static_cast<uint8_t>(S + 1), Buf, static_cast<uint32_t>(N));
+      ssize_t Ignored =
+          send(ChannelFd, Frame, Len, MSG_NOSIGNAL | MSG_DONTWAIT);
+      (void)Ignored;
+    }
   }
 }
 

@@ -37,8 +37,8 @@ public:
   /// Output waits to be sent (cheap: one relaxed load).
   bool pending() const { return Pending.load(std::memory_order_relaxed); }
   /// On the loop thread: hand the bytes not handed over yet to Send(stream,
-  /// data, len), in pieces of at most MaxPiece bytes. They stay in the ring
-  /// (and count against its room) until sent() says UCX has them.
+  /// offset in it, data, len), in pieces of at most MaxPiece bytes. They stay
+  /// in the ring (and count against its room) until sent() says UCX has them.
   template <typename SendFn> void drain(size_t MaxPiece, SendFn Send);
   /// On the loop thread: the oldest Len bytes handed over of stream S have
   /// left (UCX completed their send). Call while a HandOver lives.
@@ -54,8 +54,13 @@ public:
     ~HandOver() { Busy.store(false, std::memory_order_release); }
   };
   /// For the crash handler (async-signal-safe): wait up to about 50 ms
-  /// for a hand-over under way on another thread.
+  /// for a hand-over, or a move from a pipe to a ring, under way on another
+  /// thread.
   static void waitForHandOver();
+  /// For the crash handler (async-signal-safe): what kernels wrote to fds 1
+  /// and 2 and no thread took from the pipes yet goes to the supervisor as
+  /// SessionRawOutput frames on ChannelFd.
+  static void forwardUnpumped(int ChannelFd);
   /// The calling thread runs the session's loop: when a ring is full it
   /// cannot wait for the loop to empty it (see write()).
   static void setLoopThread(bool On) { OnLoop = On; }
@@ -87,6 +92,7 @@ private:
   uint64_t Issued[2] = {0, 0}; // bytes handed to Send, per stream (loop only)
   size_t InFlight = 0;         // of those, not yet sent (loop only)
   static std::atomic<bool> Busy;
+  static std::atomic<int> Pumping; // threads between a pipe and a ring
   std::atomic<bool> Stopping{false};
   std::atomic<uint64_t> Dropped[2] = {0, 0};
   std::function<void()> Wake;
@@ -107,9 +113,10 @@ void OutputCapture::drain(size_t MaxPiece, SendFn Send) {
       size_t At = Issued[S] % kOutputRingBytes;
       size_t Len = std::min<uint64_t>(
           {Tail - Issued[S], MaxPiece, kOutputRingBytes - At});
+      uint64_t Offset = Issued[S];
       Issued[S] += Len;
       InFlight += Len;
-      Send(S + 1, R.Data + At, Len);
+      Send(S + 1, Offset, R.Data + At, Len);
     }
   }
 }

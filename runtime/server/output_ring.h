@@ -33,18 +33,25 @@ struct OutputArea {
   OutputRing Streams[2];
 };
 
-/// The bytes waiting in a ring, read by the supervisor once the session is
-/// gone; a ring the session left inconsistent (it ran other people's
-/// code) gives what can be trusted of it: nothing.
-inline std::string unsentOutput(const OutputRing &R) {
+/// The bytes waiting in a ring and where they start in the stream.
+struct UnsentOutput {
+  bool Trusted = false; ///< the ring was consistent (From is its Head)
+  uint64_t From = 0;
+  std::string Bytes;
+};
+
+/// What waits in a ring, read by the supervisor once the session is gone;
+/// a ring the session left inconsistent (it ran other people's code) gives
+/// what can be trusted of it: nothing.
+inline UnsentOutput unsentOutput(const OutputRing &R) {
   uint64_t Head = R.Head.load(std::memory_order_acquire);
   uint64_t Tail = R.Tail.load(std::memory_order_acquire);
   if (Tail < Head || Tail - Head > kOutputRingBytes)
-    return "";
-  std::string Out;
-  Out.reserve(Tail - Head);
+    return {};
+  UnsentOutput Out{true, Head, {}};
+  Out.Bytes.reserve(Tail - Head);
   for (uint64_t K = Head; K < Tail; ++K)
-    Out += R.Data[K % kOutputRingBytes];
+    Out.Bytes += R.Data[K % kOutputRingBytes];
   return Out;
 }
 

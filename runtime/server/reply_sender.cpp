@@ -39,11 +39,12 @@ void ReplySender::sendOutput(transport::Peer To) {
   if (!To || !Capture)
     return;
   OutputCapture::HandOver H;
-  auto Send = [&](int Stream, const char *Data, size_t Len) {
+  auto Send = [&](int Stream, uint64_t Offset, const char *Data, size_t Len) {
     // A piece's bytes leave the ring once UCX has them (sends on one
     // endpoint complete in order).
     W.send(
-        To, outputFrame(static_cast<uint8_t>(Stream), Data, Len), nullptr, 0,
+        To, outputFrame(static_cast<uint8_t>(Stream), Offset, Data, Len),
+        nullptr, 0,
         [this, Stream, Len](const Status &) { Capture->sent(Stream, Len); },
         /*NeedsAnswer=*/false);
   };
@@ -52,7 +53,9 @@ void ReplySender::sendOutput(transport::Peer To) {
       std::string Note = format("[ompdpu: %lu bytes of device output lost: "
                                 "the output buffer was full]\n",
                                 (unsigned long)N);
-      W.send(To, outputFrame(static_cast<uint8_t>(S), Note.data(), Note.size()),
+      W.send(To,
+             outputFrame(static_cast<uint8_t>(S), Output::kNotInStream,
+                         Note.data(), Note.size()),
              nullptr, 0, nullptr, /*NeedsAnswer=*/false);
     }
   Capture->drain(Output::kMaxBytes, Send);

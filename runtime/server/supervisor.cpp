@@ -39,6 +39,10 @@ using transport::Peer;
 
 namespace {
 
+/// Raw output a dying session may forward per stream (it ran other
+/// people's code): a pipe's default capacity.
+constexpr size_t kMaxRawLeft = 64 * 1024;
+
 std::string signalDescription(int Sig) {
   const char *Abbrev = sigabbrev_np(Sig);
   const char *Desc = sigdescr_np(Sig);
@@ -53,6 +57,7 @@ struct ClientRec {
   int CtlFd = -1;
   std::string CrashKernel; ///< the kernel a SessionCrash named
   int OutputFd = -1;       ///< the session's output area (output_ring.h)
+  std::string RawLeft[2];  ///< raw writes its crash handler forwarded
   bool Gone = false;
   // MPI mode: the session runs on a thread of this process.
   std::unique_ptr<std::thread> Thread;
@@ -304,8 +309,13 @@ void Supervisor::readControl(ClientRec &C) {
   bool Closed = false;
   for (const ChannelFrame &F : drainChannel(C.CtlFd, Closed)) {
     SessionCrash Crash;
+    SessionRawOutput Raw;
     if (F.Type == MsgType::SessionCrash && decodeChannelFrame(F, Crash))
       C.CrashKernel = Crash.Kernel;
+    else if (F.Type == MsgType::SessionRawOutput &&
+             decodeChannelFrame(F, Raw) &&
+             C.RawLeft[Raw.Stream - 1].size() < kMaxRawLeft)
+      C.RawLeft[Raw.Stream - 1] += Raw.Bytes;
     else
       log(LogLevel::Warning, "client %u: unexpected %s from its session", C.Id,
           typeName(F.Type));
@@ -350,7 +360,8 @@ void Supervisor::onSessionExit(pid_t Pid, int WStatus) {
 }
 
 void Supervisor::sendUnsentOutput(ClientRec &C) {
-  for (const std::vector<uint8_t> &F : leftoverOutputFrames(C.OutputFd))
+  for (const std::vector<uint8_t> &F :
+       leftoverOutputFrames(C.OutputFd, C.RawLeft))
     W->send(C.Ep, F, nullptr, 0, nullptr);
 }
 

@@ -407,3 +407,12 @@ TEST(Protocol, ReplyCodesBecomeErrorCodes) {
             "cannot connect: client wants aarch64");
 }
 } // namespace
+
+TEST(Protocol, OutputCarriesItsOffset) {
+  Header H;
+  Output O{1, "abc", 4096};
+  Output Back = roundTrip(MsgType::Output, O, H);
+  EXPECT_EQ(Back.Offset, 4096u);
+  EXPECT_EQ(Back.Bytes, "abc");
+  EXPECT_EQ(Output{}.Offset, Output::kNotInStream);
+}

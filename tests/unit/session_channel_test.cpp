@@ -95,6 +95,25 @@ TEST_F(Channel, CrashFrameMatchesTheEncoder) {
   EXPECT_EQ(std::vector<uint8_t>(Buf, Buf + Len), Expected);
 }
 
+TEST_F(Channel, RawOutputFrameMatchesTheEncoderAndIsCut) {
+  static uint8_t Buf[kMaxChannelFrame];
+  size_t Len = encodeRawOutputFrame(Buf, 2, "line-A\n", 7);
+  Header H;
+  H.Type = MsgType::SessionRawOutput;
+  SessionRawOutput R{2, "line-A\n"};
+  std::vector<uint8_t> Expected = frame(H, R);
+  ASSERT_EQ(Len, Expected.size());
+  EXPECT_EQ(std::vector<uint8_t>(Buf, Buf + Len), Expected);
+  std::string Big(2 * kMaxChannelFrame, 'x');
+  Len = encodeRawOutputFrame(Buf, 1, Big.data(), Big.size());
+  EXPECT_EQ(Len, kMaxChannelFrame);
+  Reader Rd;
+  ASSERT_TRUE(parseFrame(Buf, Len, H, Rd).ok());
+  SessionRawOutput Back;
+  ASSERT_TRUE(decodeBody(Rd, Back).ok());
+  EXPECT_EQ(Back.Bytes.size(), kMaxRawOutputBytes);
+}
+
 TEST_F(Channel, CrashFramesAreDrainedAndLongNamesCut) {
   static uint8_t Buf[kMaxChannelFrame];
   std::string Long(10000, 'k');
