@@ -315,9 +315,11 @@ void printPluginLayouts() {
 }
 
 int cmdInfo(int Argc, char **Argv) {
+  bool FromOption = false;
   for (int K = 0; K < Argc; ++K) {
     if (!std::strcmp(Argv[K], "--devices") && K + 1 < Argc) {
       setenv("OMPDPU_DEVICES", Argv[++K], 1);
+      FromOption = true;
     } else if (!std::strcmp(Argv[K], "--devices")) {
       log(LogLevel::Error, "--devices needs HOST:PORT[,HOST:PORT...]");
       return 2;
@@ -333,9 +335,10 @@ int cmdInfo(int Argc, char **Argv) {
   }
   printPluginLayouts();
   std::printf("ompdpu devices (from %s)\n",
-              Cfg->DevicesFrom.empty() ? "nowhere: OMPDPU_DEVICES unset, no "
-                                         "config file"
-                                       : Cfg->DevicesFrom.c_str());
+              FromOption                 ? "--devices"
+              : Cfg->DevicesFrom.empty() ? "nowhere: OMPDPU_DEVICES unset, no "
+                                           "config file"
+                                         : Cfg->DevicesFrom.c_str());
   std::printf("timeouts: connect %.1f s, response %.1f s, heartbeat %.1f s, "
               "kernel %s\n",
               Cfg->ConnectTimeout, Cfg->ResponseTimeout, Cfg->HeartbeatInterval,

@@ -9,6 +9,8 @@
 // RUN:   env OMPDPU_DEVICES={addr} %ompdpu info | FileCheck %s --check-prefix=INFO
 // RUN: not %python %S/Inputs/with_server.py %server -- \
 // RUN:   env OMPDPU_DEVICES={addr},127.0.0.1:1 %ompdpu info | FileCheck %s --check-prefix=INFO2
+// RUN: %python %S/Inputs/with_server.py %server -- \
+// RUN:   env -u OMPDPU_DEVICES %ompdpu info --devices {addr} | FileCheck %s --check-prefix=INFO3
 #include <omp.h>
 #include <ompdpu.h>
 #include <stdio.h>
@@ -46,7 +48,10 @@ int main(void) {
   fprintf(stderr, "server procs: %d team: %d\n", procs, team);
   return 0;
 }
+// INFO: ompdpu devices (from OMPDPU_DEVICES)
 // INFO: device 0 127.0.0.1:{{[0-9]+}} {{.*}}ready
 // INFO-NOT: unreachable
 // INFO2: device 0 127.0.0.1:{{[0-9]+}} {{.*}}ready
 // INFO2: device 1 127.0.0.1:1 {{.*}}unreachable
+// INFO3: ompdpu devices (from --devices)
+// INFO3: device 0 127.0.0.1:{{[0-9]+}} {{.*}}ready
