@@ -43,6 +43,22 @@ namespace {
 /// people's code): a pipe's default capacity.
 constexpr size_t kMaxRawLeft = 64 * 1024;
 
+/// "0-3,6": the cores of a set, as --cores takes them.
+std::string coreListText(const cpu_set_t &Set) {
+  std::string Out;
+  for (int C = 0; C < CPU_SETSIZE; ++C) {
+    if (!CPU_ISSET(C, &Set))
+      continue;
+    int Last = C;
+    while (Last + 1 < CPU_SETSIZE && CPU_ISSET(Last + 1, &Set))
+      ++Last;
+    Out += (Out.empty() ? "" : ",") + std::to_string(C) +
+           (Last > C ? "-" + std::to_string(Last) : "");
+    C = Last;
+  }
+  return Out;
+}
+
 std::string signalDescription(int Sig) {
   const char *Abbrev = sigabbrev_np(Sig);
   const char *Desc = sigdescr_np(Sig);
@@ -472,8 +488,8 @@ int Supervisor::run() {
         "this process)",
         Opts.MpiRank, Opts.MpiSize, Where.c_str());
   else if (Opts.Verbose || Opts.ReadyFd < 0)
-    log(LogLevel::Note, "listening on %s (%s, %u cores, %.1f GiB per client)",
-        Where.c_str(), isaName(nativeMachine()), Cores,
+    log(LogLevel::Note, "listening on %s (%s, %u core%s, %.1f GiB per client)",
+        Where.c_str(), isaName(nativeMachine()), Cores, Cores == 1 ? "" : "s",
         Opts.Memory / double(1ull << 30));
   if (Opts.ReadyFd >= 0) {
     std::string Line = formatReadyLine({Addr->Host, *Port});
@@ -539,8 +555,19 @@ int runSupervisor(const ServerOptions &Opts, const char *SelfExe) {
   cpu_set_t Set;
   CPU_ZERO(&Set);
   if (!O.Cores.empty()) {
-    for (int C : O.Cores)
+    cpu_set_t Allowed;
+    CPU_ZERO(&Allowed);
+    sched_getaffinity(0, sizeof(Allowed), &Allowed);
+    for (int C : O.Cores) {
+      if (C >= CPU_SETSIZE || !CPU_ISSET(C, &Allowed)) {
+        log(LogLevel::Error,
+            "--cores: core %d is not one this server may run on (it may "
+            "use %s)",
+            C, coreListText(Allowed).c_str());
+        return 2;
+      }
       CPU_SET(C, &Set);
+    }
     if (sched_setaffinity(0, sizeof(Set), &Set) != 0) {
       log(LogLevel::Error, "--cores: cannot pin to those cores: %s",
           std::strerror(errno));

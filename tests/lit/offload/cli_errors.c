@@ -22,6 +22,9 @@
 // RUN: not %server --listen 127.0.0.1:0 --insecure --address-space 1M 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=SPACE
 // SPACE: ompdpu-server error: --address-space 1M: a session needs at least 256M
+// RUN: not %server --listen 127.0.0.1:0 --insecure --cores 0,4000 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=CORES2
+// CORES2: ompdpu-server error: --cores: core 4000 is not one this server may run on (it may use {{[0-9][0-9,-]*}})
 // RUN: not %ompdpu run -- %S 2>&1 | FileCheck %s --check-prefix=DIR
 // DIR: ompdpu error: cannot run '{{.*}}': it is a directory
 // As a shell: 126 for a program that cannot run, 127 for none.
