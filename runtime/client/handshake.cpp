@@ -43,6 +43,11 @@ Expected<ServerInfo> acceptHelloReply(Reader &Body) {
 }
 
 Status explainConnectFailure(const Status &S) {
+  if (S.code() == ErrorCode::NotConnected)
+    return Status::error(S.code(), S.message() +
+                                       " (nothing accepts connections at "
+                                       "that address: is ompdpu-server "
+                                       "running and listening there?)");
   // A UCX_TLS from the user's environment (HPC modules often set one) that
   // leaves no transport to the server fails as "Destination is
   // unreachable" (a server that is not there: "not connected"): say so.

@@ -31,8 +31,8 @@ protocol::Hello helloFor(const std::string &WantIsa);
 /// server of another ISA, ErrorCode::Version for a protocol mismatch).
 Expected<ServerInfo> acceptHelloReply(protocol::Reader &Body);
 
-/// A connection failure, with a hint when the user's UCX_TLS may be what
-/// leaves no transport to the server.
+/// A connection failure, with a hint when nothing listens at the address
+/// or the user's UCX_TLS may be what leaves no transport to the server.
 Status explainConnectFailure(const Status &S);
 
 } // namespace ompdpu::client

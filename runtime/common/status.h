@@ -17,19 +17,20 @@ namespace ompdpu {
 /// arrive as the codes of the same name.
 enum class ErrorCode {
   Generic,
-  Invalid,     ///< a malformed or out-of-range request
-  NoMemory,    ///< device memory limit reached
-  Load,        ///< an image could not be loaded
-  NotFound,    ///< unknown pointer, kernel or token
-  Version,     ///< protocol version mismatch
-  Internal,    ///< a server-side failure
-  Peer,        ///< a peer session could not be reached
-  OtherIsa,    ///< the server runs another ISA than the client wants
-  Unreachable, ///< no transport reaches the peer (UCX's "unreachable")
-  PeerLost,    ///< the peer reset the connection or stopped answering
-  Busy,        ///< the server serves as many sessions as it may
-  Auth,        ///< authentication failed or the user is not allowed
-  Forked,      ///< a connection used in a fork()ed child of its owner
+  Invalid,      ///< a malformed or out-of-range request
+  NoMemory,     ///< device memory limit reached
+  Load,         ///< an image could not be loaded
+  NotFound,     ///< unknown pointer, kernel or token
+  Version,      ///< protocol version mismatch
+  Internal,     ///< a server-side failure
+  Peer,         ///< a peer session could not be reached
+  OtherIsa,     ///< the server runs another ISA than the client wants
+  Unreachable,  ///< no transport reaches the peer (UCX's "unreachable")
+  PeerLost,     ///< the peer reset the connection or stopped answering
+  Busy,         ///< the server serves as many sessions as it may
+  Auth,         ///< authentication failed or the user is not allowed
+  Forked,       ///< a connection used in a fork()ed child of its owner
+  NotConnected, ///< the peer never took the connection (nothing listens)
 };
 
 /// The outcome of an operation: success, or a message saying what failed.

@@ -33,6 +33,8 @@ ErrorCode codeOf(ucs_status_t S) {
   case UCS_ERR_CONNECTION_RESET:
   case UCS_ERR_ENDPOINT_TIMEOUT:
     return ErrorCode::PeerLost;
+  case UCS_ERR_NOT_CONNECTED:
+    return ErrorCode::NotConnected;
   default:
     return ErrorCode::Generic;
   }

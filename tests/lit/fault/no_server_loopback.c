@@ -11,7 +11,7 @@
 // RUN: env UCX_TLS=rc,self %ompdpu run --emulate 1 -- %t 2>/dev/null \
 // RUN:   | FileCheck %s --check-prefix=STDOUT --implicit-check-not=UCX
 
-// NOTE: ompdpu note: device 0 (127.0.0.1:1): cannot connect: {{.+}}
+// NOTE: ompdpu note: device 0 (127.0.0.1:1): cannot connect: {{.+}} (nothing accepts connections at that address: is ompdpu-server running and listening there?)
 // NOTE: on-server: 0
 // NOTE-NEXT: sum: 499500
 
