@@ -1,10 +1,10 @@
-//===- run_key.h - A key for the emulated DPUs of one run --------*- C++
-//-*-===//
+//===- run_key.h - A key for the emulated DPUs of one run -----*- C++ -*-===//
 //
 // Emulated DPUs authenticate their clients like any server: `ompdpu run
 // --emulate` and `ompdpu emulate` use the key OMPDPU_KEY names, or make a
 // fresh one for the run, give it to the servers (--key) and the program
-// (OMPDPU_KEY), and remove it after.
+// (OMPDPU_KEY), and remove it after: also when the run is killed outright,
+// by a janitor process that waits for its maker to end.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -13,6 +13,7 @@
 
 #include <memory>
 #include <string>
+#include <sys/types.h>
 
 namespace ompdpu::tools {
 
@@ -29,7 +30,11 @@ public:
 private:
   RunKey(std::string D, std::string F)
       : Dir(std::move(D)), File(std::move(F)) {}
+  /// Start the process that removes the key once this one has ended.
+  void startJanitor();
   std::string Dir, File;
+  int JanitorFd = -1; ///< its pipe: it sees end of file when we are gone
+  pid_t Janitor = -1;
 };
 
 } // namespace ompdpu::tools

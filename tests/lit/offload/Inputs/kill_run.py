@@ -11,7 +11,8 @@ parent; `env VAR=...`, which execs it, stays)
 2. SIGTERM at 0-50 ms, while the servers or the program start: `ompdpu run`
    stops the servers, and the program if it started.
 Servers are recognised by the run's key file, under a TMPDIR of this
-script's own. Prints one line per case.
+script's own; the run's key directory must be gone too. Prints two lines
+per case.
 """
 import os
 import signal
@@ -49,6 +50,16 @@ def gone_within(tmpdir, program, seconds):
     return False
 
 
+def keys_left(tmpdir, seconds):
+    """The run key directories still under tmpdir after up to seconds."""
+    deadline = time.time() + seconds
+    while True:
+        left = [d for d in os.listdir(tmpdir) if d.startswith("ompdpu-run-key.")]
+        if not left or time.time() > deadline:
+            return len(left)
+        time.sleep(0.05)
+
+
 def main():
     ompdpu, program = sys.argv[1:-1], sys.argv[-1]
     if os.path.basename(ompdpu[0]) == "timeout":
@@ -68,6 +79,7 @@ def main():
         run.wait()
         os.kill(int(line[1]), signal.SIGKILL)  # the orphaned program
         print("after SIGKILL, servers gone: %d" % gone_within(tmp, program, 5))
+        print("after SIGKILL, run key directories left: %d" % keys_left(tmp, 5))
         survived = 0
         for k in range(10):
             run = subprocess.Popen(ompdpu + ["run", "--emulate", "1", "--", program],
@@ -78,6 +90,7 @@ def main():
             survived += not gone_within(tmp, program, 5)
         print("after SIGTERM while starting, runs that left a server or the "
               "program: %d" % survived)
+        print("after SIGTERM, run key directories left: %d" % keys_left(tmp, 5))
     return 0
 
 
