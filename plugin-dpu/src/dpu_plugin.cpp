@@ -3,6 +3,7 @@
 
 #include "common/elf_image.h"
 #include "common/log.h"
+#include "plugin_copies.h"
 #include "transport/transport.h"
 
 #include <algorithm>
@@ -34,17 +35,6 @@ bool offloadMandatory() {
   return V && strcasecmp(V, "mandatory") == 0;
 }
 
-/// Both copies of the plugin (x86_64 and aarch64 names) may be loaded in one
-/// process; libomptarget loads them one after the other, so a note in the
-/// environment keeps an unreachable server from being reported twice.
-bool firstToReport(const std::string &Addr) {
-  const char *Var = "OMPDPU_INTERNAL_REPORTED";
-  std::string Seen = std::getenv(Var) ? std::getenv(Var) : "";
-  if (("," + Seen + ",").find("," + Addr + ",") != std::string::npos)
-    return false;
-  setenv(Var, (Seen.empty() ? Addr : Seen + "," + Addr).c_str(), 1);
-  return true;
-}
 } // namespace
 
 DpuPlugin &DpuPlugin::get() {
@@ -69,8 +59,13 @@ void DpuPlugin::connectAll() {
   // wait for (it loads its transports with dlopen).
   std::vector<Expected<std::unique_ptr<client::Connection>>> Results;
   auto Deadline = client::Connection::connectDeadline(*Cfg);
-  for (const DeviceAddress &A : Addrs)
-    Results.push_back(client::Connection::start(A, *Cfg, Isa));
+  for (const DeviceAddress &A : Addrs) {
+    // The other copy of the plugin waited for it already.
+    if (auto Why = knownUnreachable(A.text()))
+      Results.push_back(Status::error(ErrorCode::Unreachable, *Why));
+    else
+      Results.push_back(client::Connection::start(A, *Cfg, Isa));
+  }
   for (auto &R : Results)
     if (R) {
       Status S = (*R)->finish(Deadline);
@@ -90,6 +85,8 @@ void DpuPlugin::connectAll() {
       continue; // the plugin copy for that ISA takes it
     }
     Unreachable[K] = true;
+    if (!knownUnreachable(Addrs[K].text()))
+      noteUnreachable(Addrs[K].text(), Why);
     if (firstToReport(Addrs[K].text()))
       log(Mandatory ? LogLevel::Error : LogLevel::Note, "device %zu (%s): %s",
           K, Addrs[K].text().c_str(), Why.c_str());

@@ -48,7 +48,10 @@ std::unique_ptr<Connection> Connection::unreachable(const DeviceAddress &A,
 }
 
 Status Connection::finish(Clock::time_point Deadline) {
-  return explainConnectFailure(completeHandshake(Deadline));
+  Status S = explainConnectFailure(completeHandshake(Deadline));
+  if (!S.ok())
+    closeQuietly(); // no goodbye to a server that never answered
+  return S;
 }
 
 Status Connection::sendHello(const std::string &WantIsa) {

@@ -350,10 +350,19 @@ int cmdInfo(int Argc, char **Argv) {
                 "host\n");
     return 0;
   }
+  // All handshakes at once: silent servers cost one connect timeout.
+  std::vector<Expected<std::unique_ptr<client::Connection>>> Probes;
+  auto Deadline = client::Connection::connectDeadline(*Cfg);
+  for (const DeviceAddress &A : Cfg->Devices)
+    Probes.push_back(client::Connection::start(A, *Cfg));
+  for (auto &P : Probes)
+    if (P)
+      if (Status S = (*P)->finish(Deadline); !S.ok())
+        P = S;
   int Bad = 0;
   for (size_t K = 0; K < Cfg->Devices.size(); ++K) {
     const DeviceAddress &A = Cfg->Devices[K];
-    auto C = client::Connection::open(A, *Cfg);
+    auto &C = Probes[K];
     if (!C) {
       ++Bad;
       std::printf("  device %zu  %-22s  unreachable: %s\n", K, A.text().c_str(),

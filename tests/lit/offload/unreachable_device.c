@@ -16,9 +16,18 @@
 // RUN: not %python %S/Inputs/with_server.py %server -- \
 // RUN:   %ompdpu run --devices 127.0.0.1:1,{addr} -- %t 1 0 > %t.default 2>&1
 // RUN: FileCheck %s --check-prefix=DEFAULT < %t.default
+// A program started by one that found the same DPU silent (it inherits the
+// environment, where the plugin's copies leave notes for each other) still
+// numbers its devices the same way.
+// RUN: not %python %S/Inputs/with_server.py %server -- env \
+// RUN:   OMP_TARGET_OFFLOAD=mandatory %ompdpu run --devices 127.0.0.1:1,{addr} \
+// RUN:   -- %t spawn 1 0 > %t.child 2>&1
+// RUN: FileCheck %s --check-prefix=CHILD < %t.child
 #include <ompdpu.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static void run_on(int dev) {
@@ -30,6 +39,17 @@ static void run_on(int dev) {
 }
 
 int main(int argc, char **argv) {
+  if (argc == 4 && !strcmp(argv[1], "spawn")) {
+    (void)ompdpu_num_devices(); // this process meets the silent DPU first
+    pid_t Child = fork();
+    if (Child == 0) {
+      execl(argv[0], argv[0], argv[2], argv[3], (char *)NULL);
+      _exit(127);
+    }
+    int Status = 0;
+    waitpid(Child, &Status, 0);
+    return WIFEXITED(Status) ? WEXITSTATUS(Status) : 1;
+  }
   if (argc < 3)
     return 2;
   printf("dpus: %d, dpu 1 is device %d\n", ompdpu_num_devices(),
@@ -63,3 +83,8 @@ int main(int argc, char **argv) {
 // DEFAULT-DAG: device 1 on-server: 1
 // DEFAULT: failure of target construct while offloading is mandatory
 // DEFAULT-NOT: device 0 on-server
+
+// CHILD-DAG: dpus: 2, dpu 1 is device 1
+// CHILD-DAG: device 1 on-server: 1
+// CHILD: failure of target construct while offloading is mandatory
+// CHILD-NOT: device 0 on-server
