@@ -9,7 +9,7 @@
 // RUN: %clang-offload %s -o %t
 // RUN: %run-dpu %t outer %t.1 | FileCheck %s
 // RUN: %run-dpu %t session %t.2
-// RUN: %t gone %t.2 | FileCheck %s --check-prefix=STOPPED
+// RUN: %run-no-server %t gone %t.2 | FileCheck %s --check-prefix=STOPPED
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
