@@ -66,12 +66,7 @@ void DpuPlugin::connectAll() {
     else
       Results.push_back(client::Connection::start(A, *Cfg, Isa));
   }
-  for (auto &R : Results)
-    if (R) {
-      Status S = (*R)->finish(Deadline);
-      if (!S.ok())
-        R = S;
-    }
+  client::Connection::finishAll(Results, Deadline);
 
   bool Mandatory = offloadMandatory();
   std::vector<bool> Unreachable(Addrs.size());

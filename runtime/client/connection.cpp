@@ -22,6 +22,15 @@ Connection::open(const DeviceAddress &A, const ClientConfig &Cfg,
   return std::move(*C);
 }
 
+void Connection::finishAll(
+    std::vector<Expected<std::unique_ptr<Connection>>> &Started,
+    Clock::time_point Deadline) {
+  for (auto &C : Started)
+    if (C)
+      if (Status S = (*C)->finish(Deadline); !S.ok())
+        C = S;
+}
+
 Clock::time_point Connection::connectDeadline(const ClientConfig &Cfg) {
   return Clock::now() + std::chrono::duration_cast<Clock::duration>(
                             std::chrono::duration<double>(Cfg.ConnectTimeout));

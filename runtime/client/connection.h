@@ -53,6 +53,12 @@ public:
   start(const DeviceAddress &Addr, const ClientConfig &Cfg,
         const std::string &WantIsa = "", WorkerFactory Make = {});
   Status finish(std::chrono::steady_clock::time_point Deadline);
+  /// finish() for every connection started, all against one Deadline (so
+  /// silent servers cost one connect timeout in all); a failure replaces
+  /// its connection.
+  static void
+  finishAll(std::vector<Expected<std::unique_ptr<Connection>>> &Started,
+            std::chrono::steady_clock::time_point Deadline);
   /// A connection that stands for a server unreachable when the program
   /// started (Why): every request fails with Why, so that the device keeps
   /// its number and its users learn why it cannot serve them.

@@ -355,10 +355,7 @@ int cmdInfo(int Argc, char **Argv) {
   auto Deadline = client::Connection::connectDeadline(*Cfg);
   for (const DeviceAddress &A : Cfg->Devices)
     Probes.push_back(client::Connection::start(A, *Cfg));
-  for (auto &P : Probes)
-    if (P)
-      if (Status S = (*P)->finish(Deadline); !S.ok())
-        P = S;
+  client::Connection::finishAll(Probes, Deadline);
   int Bad = 0;
   for (size_t K = 0; K < Cfg->Devices.size(); ++K) {
     const DeviceAddress &A = Cfg->Devices[K];
