@@ -326,15 +326,22 @@ void Supervisor::readControl(ClientRec &C) {
   for (const ChannelFrame &F : drainChannel(C.CtlFd, Closed)) {
     SessionCrash Crash;
     SessionRawOutput Raw;
-    if (F.Type == MsgType::SessionCrash && decodeChannelFrame(F, Crash))
+    if (F.Type == MsgType::SessionCrash && decodeChannelFrame(F, Crash)) {
       C.CrashKernel = Crash.Kernel;
-    else if (F.Type == MsgType::SessionRawOutput &&
-             decodeChannelFrame(F, Raw) &&
-             C.RawLeft[Raw.Stream - 1].size() < kMaxRawLeft)
-      C.RawLeft[Raw.Stream - 1] += Raw.Bytes;
-    else
+    } else if (F.Type == MsgType::SessionRawOutput &&
+               decodeChannelFrame(F, Raw)) {
+      std::string &Left = C.RawLeft[Raw.Stream - 1];
+      if (Left.size() < kMaxRawLeft)
+        Left += Raw.Bytes;
+      else
+        log(LogLevel::Warning,
+            "client %u: raw output of its dying session beyond %zu bytes "
+            "dropped",
+            C.Id, kMaxRawLeft);
+    } else {
       log(LogLevel::Warning, "client %u: unexpected %s from its session", C.Id,
           typeName(F.Type));
+    }
   }
 }
 
@@ -516,15 +523,13 @@ int Supervisor::run() {
     drainSignals();
   }
   for (auto &[P, C] : Clients) {
-    if (C.Pid > 0)
-      kill(C.Pid, SIGKILL);
     if (C.Thread) {
       C.StopFlag->store(true);
       C.Thread->join();
     }
   }
-  // Every session was killed (with its client, or just now): wait for each,
-  // so that none is left behind unreaped or with libomp's registration.
+  // Kill every session process and wait for each, so that none is left
+  // behind unreaped or with libomp's registration.
   while (!Unreaped.empty()) {
     pid_t Pid = Unreaped.begin()->first;
     kill(Pid, SIGKILL);
