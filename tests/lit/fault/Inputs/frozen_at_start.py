@@ -16,20 +16,17 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "..", "offload", "Inputs"))
-from with_server import make_key, read_ready_line  # noqa: E402
+from with_server import make_key, start_server  # noqa: E402
 
 TIMEOUT = 2.0  # OMPDPU_CONNECT_TIMEOUT
 
 
 def start(server, key):
-    r, w = os.pipe()
     extra = ["--root-sessions"] if os.geteuid() == 0 else []
-    proc = subprocess.Popen(server + ["--listen", "127.0.0.1:0", "--ready-fd", str(w),
-                                      "--key", key] + extra,
-                            pass_fds=(w,), stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, start_new_session=True)
-    os.close(w)
-    m = re.match(r"LISTENING (\S+)$", read_ready_line(r, 20))
+    proc, line = start_server(server, ["--listen", "127.0.0.1:0", "--key", key] + extra,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                              start_new_session=True)
+    m = re.match(r"LISTENING (\S+)$", line)
     if not m:
         sys.exit("server did not start")
     return proc, m.group(1)

@@ -14,18 +14,13 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from with_server import read_ready_line  # noqa: E402
+from with_server import start_server  # noqa: E402
 
 
 def start(cmd, port):
     """A server on 127.0.0.1:port: (process, its readiness line)."""
-    ready_r, ready_w = os.pipe()
-    proc = subprocess.Popen(cmd + ["--insecure", "--listen", "127.0.0.1:%d" % port,
-                                   "--ready-fd", str(ready_w)],
-                            pass_fds=(ready_w,), stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT)
-    os.close(ready_w)
-    return proc, read_ready_line(ready_r, 20)
+    return start_server(cmd, ["--insecure", "--listen", "127.0.0.1:%d" % port],
+                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
 
 
 def time_wait_on(port):

@@ -52,6 +52,16 @@ def read_ready_line(fd, timeout):
     return data.decode(errors="replace").strip()
 
 
+def start_server(cmd, args, **popen):
+    """cmd + args + `--ready-fd N`: (the process, its readiness line, "" if
+    it wrote none within 20 s)."""
+    ready_r, ready_w = os.pipe()
+    server = subprocess.Popen(cmd + args + ["--ready-fd", str(ready_w)],
+                              pass_fds=(ready_w,), **popen)
+    os.close(ready_w)
+    return server, read_ready_line(ready_r, 20)
+
+
 def main():
     args = sys.argv[1:]
     opts, extra, owner = [], [], None
@@ -78,13 +88,9 @@ def main():
     opts += ["--key", key] + (["--root-sessions"] if as_root else []) + extra
     # Port 0: the server binds a free port itself and says which on --ready-fd,
     # so no other process can take the port between its choice and the bind.
-    ready_r, ready_w = os.pipe()
-    server = subprocess.Popen(server_cmd + ["--listen", "127.0.0.1:0",
-                                            "--ready-fd", str(ready_w)] + opts,
-                              start_new_session=True, pass_fds=(ready_w,))
-    os.close(ready_w)
+    server, line = start_server(server_cmd, ["--listen", "127.0.0.1:0"] + opts,
+                                start_new_session=True)
     try:
-        line = read_ready_line(ready_r, 20)
         m = re.match(r"LISTENING (\S+):(\d+)$", line)
         if not m:
             server.poll()
