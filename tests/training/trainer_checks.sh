@@ -12,8 +12,10 @@
 #              the host way (the split only changes the rounding)
 # resume       stopping after epoch 1 and --resume gives the uninterrupted
 #              run's weights bit for bit, also from a checkpoint whose epoch
-#              records do not fit this version's (with a warning); a
-#              checkpoint with a byte appended, or a directory, is refused
+#              records do not fit this version's (with a warning) and from
+#              a version-1 checkpoint (no settings text); a checkpoint with
+#              a byte appended, or a directory, is refused; other settings
+#              are refused, naming each that differs
 # dpu-killed   the DPU server killed mid-run: a warning naming the device,
 #              the run completes with the host way's weights
 # data-errors  truncated, corrupt and missing data files, test images of
@@ -114,23 +116,43 @@ resume)
   mkdir dir.ck
   "$train" --way host $small --checkpoint dir.ck --resume >dir.out 2>&1
   grep -q "error: --resume: dir.ck: is a directory" dir.out || fail "no message on a directory"
+  "$train" --way host $small --lr 0.05 --no-flip --checkpoint part.ck --resume >lr.out 2>&1
+  [ $? -eq 2 ] || fail "resumed with another learning rate"
+  grep -q "error: --resume: part.ck was written with other settings: flip yes (this run: no), --lr 0.02 (this run: 0.05)$" lr.out ||
+    fail "the settings that differ are not named"
   "$train" --way host $small --checkpoint part.ck --resume >part2.out 2>&1 ||
     fail "resumed part: exit status $?"
-  # Another version's records: 8 bytes fewer of them, the file hash redone.
-  /usr/bin/python3 - other.ck <<'PY' || fail "cannot rewrite other.ck"
+  # Another version's records: 8 bytes fewer of them, the file hash redone;
+  # and part.ck as version 1 wrote it (no settings text).
+  cp part.ck v1.ck
+  /usr/bin/python3 - other.ck v1.ck <<'PY' || fail "cannot rewrite other.ck"
 import struct, sys
-b = bytearray(open(sys.argv[1], "rb").read())
 fmt = "<8sQQQiIqQ"
+def fnv(body):
+    h = 0xcbf29ce484222325
+    for x in body:
+        h = ((h ^ x) * 0x100000001b3) & 0xffffffffffffffff
+    return struct.pack("<Q", h)
+b = bytearray(open(sys.argv[1], "rb").read())
 head = list(struct.unpack_from(fmt, b))
 hist = head[7]
 body = b[:len(b) - 8 - hist] + b[len(b) - 8 - hist:len(b) - 16]
 head[7] = hist - 8
 struct.pack_into(fmt, body, 0, *head)
-h = 0xcbf29ce484222325
-for x in body:
-    h = ((h ^ x) * 0x100000001b3) & 0xffffffffffffffff
-open(sys.argv[1], "wb").write(bytes(body) + struct.pack("<Q", h))
+open(sys.argv[1], "wb").write(bytes(body) + fnv(body))
+b = bytearray(open(sys.argv[2], "rb").read())
+size = struct.calcsize(fmt)
+body = b"DNNTCKP1" + b[8:size] + b[size + 256:len(b) - 8]
+open(sys.argv[2], "wb").write(body + fnv(body))
 PY
+  "$train" --way host $small --checkpoint v1.ck --resume >v1.out 2>&1 ||
+    fail "resumed from v1.ck: exit status $?"
+  [ "$(final_hash whole.out)" = "$(final_hash v1.out)" ] ||
+    fail "weights resumed from v1.ck $(final_hash v1.out) != $(final_hash whole.out)"
+  "$train" --way host $small --lr 0.05 --checkpoint v1.ck --resume >v1lr.out 2>&1
+  [ $? -eq 2 ] || fail "resumed from v1.ck with another learning rate"
+  grep -q "error: --resume: v1.ck was written with other settings (seed" v1lr.out ||
+    fail "no message for a version-1 checkpoint of other settings"
   "$train" --way host $small --checkpoint other.ck --resume >other.out 2>&1 ||
     fail "resumed from other.ck: exit status $?"
   grep -q "warning: --resume: the epoch records in other.ck are of another" other.out ||

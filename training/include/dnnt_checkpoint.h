@@ -11,13 +11,19 @@
 extern "C" {
 #endif
 
+/* Bytes of settings text a checkpoint keeps, with its NUL. */
+#define DNNT_CHECKPOINT_SETTINGS 256
+
 /* What a checkpoint holds; the arrays belong to the caller. */
 typedef struct dnnt_checkpoint {
   uint64_t net_hash; /* of the network's layer list: refuses another model */
   uint64_t seed;     /* the run's seed: all draws follow from it */
   uint64_t config;   /* hash of the settings that change the run */
-  int32_t epoch;     /* epochs completed */
-  uint32_t step;     /* global steps completed */
+  /* Those settings as "name value" pairs, to say which differ on resume
+   * ("" from checkpoints of version 1). */
+  char settings[DNNT_CHECKPOINT_SETTINGS];
+  int32_t epoch; /* epochs completed */
+  uint32_t step; /* global steps completed */
   long nparams;
   float *params, *momentum;
   void *history;       /* opaque bytes of the caller (epoch records) */

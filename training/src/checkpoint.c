@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,7 +12,9 @@
 
 #include "dnnt_checkpoint.h"
 
-#define MAGIC "DNNTCKP1"
+#define MAGIC "DNNTCKP2"
+/* Version 1 had no settings text; it is still read. */
+#define MAGIC_V1 "DNNTCKP1"
 
 typedef struct header {
   char magic[8];
@@ -20,7 +23,11 @@ typedef struct header {
   uint32_t step;
   int64_t nparams;
   uint64_t history_size;
+  char settings[DNNT_CHECKPOINT_SETTINGS];
 } header;
+
+/* The part of the header that version 1 wrote. */
+#define HEADER_V1 offsetof(header, settings)
 
 static uint64_t fnv(uint64_t h, const void *p, size_t n) {
   const unsigned char *b = (const unsigned char *)p;
@@ -50,6 +57,7 @@ int dnnt_checkpoint_save(const char *path, const dnnt_checkpoint *c, char *err,
   hd.net_hash = c->net_hash, hd.seed = c->seed, hd.config = c->config;
   hd.epoch = c->epoch, hd.step = c->step, hd.nparams = c->nparams;
   hd.history_size = c->history_size;
+  snprintf(hd.settings, sizeof hd.settings, "%s", c->settings);
   uint64_t h = 0xcbf29ce484222325ull;
   size_t bytes = sizeof(float) * (size_t)c->nparams;
   int bad = put(f, &h, &hd, sizeof hd) || put(f, &h, c->params, bytes) ||
@@ -89,11 +97,19 @@ int dnnt_checkpoint_load(const char *path, dnnt_checkpoint *c, char *err,
     return -1;
   }
   header hd;
+  memset(&hd, 0, sizeof hd);
   uint64_t h = 0xcbf29ce484222325ull, stored = 0;
-  size_t bytes = sizeof(float) * (size_t)c->nparams;
+  size_t bytes = sizeof(float) * (size_t)c->nparams, head = 0;
   void *hist = NULL;
   const char *why = NULL;
-  if (fread(&hd, sizeof hd, 1, f) != 1 || memcmp(hd.magic, MAGIC, 8))
+  if (fread(&hd, HEADER_V1, 1, f) == 1) {
+    if (!memcmp(hd.magic, MAGIC_V1, 8))
+      head = HEADER_V1;
+    else if (!memcmp(hd.magic, MAGIC, 8) &&
+             fread(hd.settings, sizeof hd.settings, 1, f) == 1)
+      head = sizeof hd;
+  }
+  if (!head)
     why = "not a dnnt checkpoint (bad magic or short header)";
   else if (hd.nparams != c->nparams || hd.net_hash != c->net_hash)
     why = "made for another network";
@@ -109,7 +125,7 @@ int dnnt_checkpoint_load(const char *path, dnnt_checkpoint *c, char *err,
   else if (fgetc(f) != EOF)
     why = "unexpected bytes after its checksum (corrupt)";
   if (!why) {
-    h = fnv(h, &hd, sizeof hd);
+    h = fnv(h, &hd, head);
     h = fnv(h, c->params, bytes);
     h = fnv(h, c->momentum, bytes);
     h = fnv(h, hist, hd.history_size);
@@ -122,6 +138,8 @@ int dnnt_checkpoint_load(const char *path, dnnt_checkpoint *c, char *err,
     free(hist);
     return -1;
   }
+  hd.settings[sizeof hd.settings - 1] = 0;
+  memcpy(c->settings, hd.settings, sizeof c->settings);
   c->seed = hd.seed, c->config = hd.config;
   c->epoch = hd.epoch, c->step = hd.step;
   c->history = hist;

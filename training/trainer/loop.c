@@ -9,8 +9,6 @@
 #include "dnnt_checkpoint.h"
 #include "trainer.h"
 
-uint64_t run_config_hash(const run *r);
-
 /* Gradient allreduces in flight, one per layer with parameters. */
 typedef struct reducer {
   const run *r;
@@ -59,6 +57,7 @@ static void save_checkpoint(const run *r, const snapshot *s,
   c.net_hash = dnnt_hash((const float *)&r->net, sizeof r->net / 4);
   c.seed = r->o.seed;
   c.config = run_config_hash(r);
+  run_settings_text(r, c.settings, sizeof c.settings);
   c.epoch = s->epoch;
   c.step = s->step;
   c.nparams = r->net.nparams;

@@ -14,17 +14,6 @@ options parse_options(int argc, char **argv);
 void train_loop(run *r, epoch_rec *recs, int *nrecs, float *params, float *mom,
                 int first_epoch);
 
-/* Hash of the settings that change what is trained (not the way). */
-static uint64_t config_hash(const run *r) {
-  const options *o = &r->o;
-  long vals[] = {o->epochs,      o->batch,        (long)o->seed,
-                 o->train_limit, o->pad,          o->flip,
-                 r->ranks,       o->sgd.schedule, o->sgd.warmup_epochs};
-  float fl[] = {o->sgd.lr, o->sgd.momentum, o->sgd.weight_decay};
-  uint64_t h = dnnt_hash((const float *)vals, (long)(sizeof vals / 4));
-  return h ^ (dnnt_hash(fl, 3) * 31) ^ (uint64_t)strlen(o->model);
-}
-
 /* Loads the data: Fashion-MNIST for the CNN, synthetic for the ResNet. */
 static void load_data(run *r) {
   char err[1024];
@@ -138,10 +127,16 @@ int main(int argc, char **argv) {
     c.nparams = np, c.params = params, c.momentum = mom;
     if (dnnt_checkpoint_load(r.o.checkpoint, &c, err, sizeof err))
       die("--resume: %s", err);
-    if (c.config != config_hash(&r) || c.seed != r.o.seed)
+    if (c.config != run_config_hash(&r) || c.seed != r.o.seed) {
+      char now[DNNT_CHECKPOINT_SETTINGS], diff[1024];
+      run_settings_text(&r, now, sizeof now);
+      if (run_settings_differences(c.settings, now, diff, sizeof diff))
+        die("--resume: %s was written with other settings: %s", r.o.checkpoint,
+            diff);
       die("--resume: %s was written with other settings (seed, epochs, "
           "batch, learning rate, data or ranks)",
           r.o.checkpoint);
+    }
     first_epoch = c.epoch;
     nrecs = (int)(c.history_size / sizeof(epoch_rec));
     if (nrecs > r.o.epochs)
@@ -188,5 +183,3 @@ int main(int argc, char **argv) {
   }
   return 0;
 }
-
-uint64_t run_config_hash(const run *r) { return config_hash(r); }

@@ -74,6 +74,15 @@ void note(const run *r, const char *fmt, ...);
 /* Stops the whole job with a message. */
 void die(const char *fmt, ...);
 
+/* Hash of the settings that change what is trained (not the way). */
+uint64_t run_config_hash(const run *r);
+/* The same settings as "name value" pairs, for a checkpoint. */
+void run_settings_text(const run *r, char *buf, size_t n);
+/* Lists in out the settings of saved whose values differ in now, as
+ * "--lr 0.02 (this run: 0.05)"; returns how many. */
+int run_settings_differences(const char *saved, const char *now, char *out,
+                             size_t n);
+
 /* Supplies augmented batches and runs validations, one way or another. */
 typedef struct feeder feeder;
 /* Sets up the way for a run that starts at global step first_step. */
