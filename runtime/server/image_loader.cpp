@@ -41,9 +41,21 @@ bool writeAll(int Fd, const uint8_t *P, size_t N) {
 } // namespace
 
 LoadedImage::~LoadedImage() {
-  // Images stay mapped until the session ends: kernels, globals and pointers
-  // into them may still be in use by in-flight work.
-  if (Fd >= 0)
+  // Destroyed with its session, after the last kernel: a session process
+  // ends before, an in-process session (MPI mode) must leave nothing of the
+  // client behind for the next one.
+  bool Resident = false;
+  if (Handle) {
+    dlclose(Handle);
+    std::string Path = format("/proc/self/fd/%d", Fd);
+    if (void *Still = dlopen(Path.c_str(), RTLD_NOW | RTLD_NOLOAD)) {
+      Resident = true; // RTLD_NODELETE or unique symbols keep it mapped
+      dlclose(Still);
+    }
+  }
+  // dlopen finds a resident object by its path: while it stays mapped, the
+  // descriptor stays open so that no later image gets its path.
+  if (Fd >= 0 && !Resident)
     ::close(Fd);
 }
 

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # ctest driver: start two ompdpu-server ranks as one MPI job, run
-# halo_ring.c against them with offloading mandatory, check its output.
+# halo_ring.c against them with offloading mandatory, check its output;
+# then, through `ompdpu emulate --mpi`, several programs one after another
+# against the same ranks (each must get fresh images).
 set -euo pipefail
 BIN=$1 LIB=$2 INC=$3 SRC=$4 WORK=$5
 mkdir -p "$WORK"
@@ -8,6 +10,8 @@ MPI_INC=$(pkg-config --cflags-only-I ompi-c 2>/dev/null || echo -I/usr/lib/x86_6
 MPI_LIBS=$(pkg-config --libs ompi-c 2>/dev/null || echo -lmpi)
 clang-14 -O1 -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu -I"$INC" $MPI_INC \
   "$SRC/halo_ring.c" -o "$WORK/halo_ring" -L"$LIB" -lompdpu_mpi $MPI_LIBS
+clang-14 -O1 -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu \
+  "$SRC/fresh_globals.c" -o "$WORK/fresh_globals"
 # Runs halo_ring against the servers $1 (offloading mandatory, OMPDPU_KEY
 # as exported) and checks that both ranks exchanged on the servers.
 run_halo() {
@@ -58,6 +62,14 @@ fi
 DEVICES=$(python3 -c 'import json,sys; print(",".join(json.loads(sys.argv[1])["devices"]))' "$LINE")
 KEY=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["key"])' "$LINE")
 OMPDPU_KEY=$KEY
+run_halo "$DEVICES"
+# Other programs after it, and the same one twice: a rank that kept an
+# earlier client's image would show its globals or mix the two images.
+for _ in 1 2; do
+  OMP_TARGET_OFFLOAD=mandatory timeout 60 "$BIN/ompdpu" run --devices "$DEVICES" -- \
+    "$WORK/fresh_globals" | tee "$WORK/fresh.out"
+  grep -qx "fresh globals: yes" "$WORK/fresh.out"
+done
 run_halo "$DEVICES"
 exec {EMU[1]}>&-
 wait $EMU_JOB || true
