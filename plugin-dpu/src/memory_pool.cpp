@@ -145,6 +145,18 @@ Expected<uint64_t> DeviceMemoryPool::allocate(uint64_t Size) {
   return Ptr;
 }
 
+bool DeviceMemoryPool::inSlab(uint64_t Ptr) const {
+  return std::any_of(Slabs.begin(), Slabs.end(), [Ptr](const Slab &S) {
+    return Ptr - S.Start < kSlabSize;
+  });
+}
+
+bool DeviceMemoryPool::onFreeList(uint64_t Ptr) const {
+  return std::any_of(FreeLists.begin(), FreeLists.end(), [Ptr](auto &List) {
+    return std::find(List.begin(), List.end(), Ptr) != List.end();
+  });
+}
+
 bool DeviceMemoryPool::holds(uint64_t Ptr, uint64_t Size) {
   std::lock_guard<SpinLock> L(M);
   for (const Slab &S : Slabs)
@@ -177,6 +189,13 @@ Status DeviceMemoryPool::release(uint64_t Ptr, uint64_t *Freed) {
     } else if (CachedLarge.count(Ptr)) {
       return Status::error(
           format("0x%lx was already freed", (unsigned long)Ptr));
+    } else if (inSlab(Ptr)) {
+      // Never to the server: a slab's first block starts where the slab
+      // does, and freeing that would free every block carved from it.
+      return Status::error(format("0x%lx %s", (unsigned long)Ptr,
+                                  onFreeList(Ptr) ? "was already freed"
+                                                  : "is not a block that "
+                                                    "was allocated"));
     }
     L.unlock();
     ++ServerCalls;

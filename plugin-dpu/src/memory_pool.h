@@ -82,6 +82,10 @@ private:
   /// and the pool holds free memory (cached large blocks, empty slabs), it
   /// goes back and Size is asked again (under M).
   Expected<uint64_t> retryWithoutCache(Expected<uint64_t> First, uint64_t Size);
+  /// Ptr lies in a slab (under M).
+  bool inSlab(uint64_t Ptr) const;
+  /// Ptr is a free pooled block (under M; the error path only).
+  bool onFreeList(uint64_t Ptr) const;
   struct Slab {
     uint64_t Start;  ///< kSlabSize bytes from the server
     uint64_t Carved; ///< bytes of the blocks cut from it so far

@@ -114,6 +114,31 @@ TEST(MemoryPool, LargeBlocksAreCachedAndDoubleFreesCaught) {
   EXPECT_FALSE(P.release(12345).ok()) << "unknown pointers go to the server";
 }
 
+// The first block carved from a slab starts where the slab does: a second
+// free of it must not reach the server, which would free the whole slab
+// and every live block in it.
+TEST(MemoryPool, SmallDoubleFreesStayInThePool) {
+  FakeServer S;
+  DeviceMemoryPool P = S.pool();
+  auto First = P.allocate(1024), Keep = P.allocate(64);
+  ASSERT_TRUE(First && Keep);
+  ASSERT_EQ(*First, S.Live.begin()->first) << "the slab's first block";
+  ASSERT_TRUE(P.release(*First).ok());
+  uint64_t Calls = P.serverCalls();
+  Status Again = P.release(*First);
+  EXPECT_FALSE(Again.ok());
+  EXPECT_NE(Again.message().find("was already freed"), std::string::npos)
+      << Again.message();
+  Status Inside = P.release(*Keep + 8);
+  EXPECT_NE(Inside.message().find("is not a block that was allocated"),
+            std::string::npos)
+      << Inside.message();
+  EXPECT_EQ(P.serverCalls(), Calls) << "neither reached the server";
+  EXPECT_EQ(S.Live.size(), 1u) << "the slab is still allocated";
+  EXPECT_TRUE(P.holds(*Keep, 64));
+  EXPECT_TRUE(P.release(*Keep).ok());
+}
+
 TEST(MemoryPool, CacheIsGivenBackWhenTheServerIsFull) {
   FakeServer S;
   S.Limit = 24 << 20;
