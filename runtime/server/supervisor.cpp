@@ -72,6 +72,7 @@ struct ClientRec {
   pid_t Pid = -1;
   int CtlFd = -1;
   std::string CrashKernel; ///< the kernel a SessionCrash named
+  int StoppedBy = 0;       ///< the signal that stopped it (then killed)
   int OutputFd = -1;       ///< the session's output area (output_ring.h)
   std::string RawLeft[2];  ///< raw writes its crash handler forwarded
   bool Gone = false;
@@ -102,6 +103,8 @@ private:
                                std::vector<uint8_t> &Addr);
   void reapThreads();
   void reapChildren();
+  /// A session stopped (SIGSTOP, SIGTSTP, ...): kill it, tell its client.
+  void endStoppedSession(pid_t Pid, int Sig);
   void onSessionExit(pid_t Pid, int WStatus);
   /// What the dead session's kernels printed and it did not send.
   void sendUnsentOutput(ClientRec &C);
@@ -358,7 +361,11 @@ void Supervisor::onSessionExit(pid_t Pid, int WStatus) {
   readControl(C);
   const std::string &Kernel = C.CrashKernel;
   SessionExit X;
-  if (WIFSIGNALED(WStatus)) {
+  if (C.StoppedBy) {
+    X.Signal = C.StoppedBy;
+    X.Message = "session process stopped by " + signalDescription(X.Signal) +
+                ", and ended: a stopped session cannot serve its client";
+  } else if (WIFSIGNALED(WStatus)) {
     X.Signal = WTERMSIG(WStatus);
     X.Message = "session process died: " + signalDescription(X.Signal);
     if (!Kernel.empty())
@@ -410,12 +417,28 @@ void Supervisor::reapThreads() {
 void Supervisor::reapChildren() {
   for (;;) {
     int WStatus = 0;
-    pid_t Pid = waitpid(-1, &WStatus, WNOHANG);
+    pid_t Pid = waitpid(-1, &WStatus, WNOHANG | WUNTRACED);
     if (Pid <= 0)
       return;
+    if (WIFSTOPPED(WStatus)) {
+      endStoppedSession(Pid, WSTOPSIG(WStatus));
+      continue;
+    }
     reaped(Pid);
     onSessionExit(Pid, WStatus);
   }
+}
+
+void Supervisor::endStoppedSession(pid_t Pid, int Sig) {
+  // Its client would wait forever (this supervisor still answers for it),
+  // and nothing on the DPU would continue it.
+  auto SIt = Sessions.find(Pid);
+  if (SIt != Sessions.end()) {
+    auto CIt = Clients.find(SIt->second);
+    if (CIt != Clients.end())
+      CIt->second.StoppedBy = Sig;
+  }
+  kill(Pid, SIGKILL);
 }
 
 void Supervisor::reaped(pid_t Pid) {
