@@ -34,9 +34,9 @@ Expected<Credentials> loadCredentials(const ClientConfig &Cfg) {
       Cfg.MungeSocket.empty() ? auth::defaultMungeSocket() : Cfg.MungeSocket;
   std::string Mode = Cfg.Auth;
   if (Mode == "auto")
-    Mode = exists(Cfg.KeyFile)     ? "key"
-           : exists(C.MungeSocket) ? "munge"
-                                   : "none";
+    Mode = Cfg.KeyFileGiven || exists(Cfg.KeyFile) ? "key"
+           : exists(C.MungeSocket)                 ? "munge"
+                                                   : "none";
   if (Mode == "key") {
     if (Cfg.KeyFile.empty())
       return Status::error(ErrorCode::Auth,

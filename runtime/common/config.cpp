@@ -151,9 +151,10 @@ Expected<ClientConfig> loadClientConfig(const EnvLookup &Env) {
                            "not '" +
                            C.Auth + "'");
   }
-  if (const char *V = Env("OMPDPU_KEY"); V && *V)
+  if (const char *V = Env("OMPDPU_KEY"); V && *V) {
     C.KeyFile = V;
-  else if (const char *X = Env("XDG_CONFIG_HOME"); X && *X)
+    C.KeyFileGiven = true;
+  } else if (const char *X = Env("XDG_CONFIG_HOME"); X && *X)
     C.KeyFile = std::string(X) + "/ompdpu/key";
   else if (const char *H = Env("HOME"); H && *H)
     C.KeyFile = std::string(H) + "/.config/ompdpu/key";

@@ -40,6 +40,9 @@ struct ClientConfig {
   std::string Auth = "auto";
   /// OMPDPU_KEY, else $XDG_CONFIG_HOME/ompdpu/key (~/.config/ompdpu/key).
   std::string KeyFile;
+  /// KeyFile came from OMPDPU_KEY: a file that is not there is an error,
+  /// not a reason to try MUNGE or no authentication.
+  bool KeyFileGiven = false;
   std::string MungeSocket; ///< OMPDPU_MUNGE_SOCKET ("": munged's default)
 };
 

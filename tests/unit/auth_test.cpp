@@ -67,6 +67,25 @@ TEST_F(AuthTest, KeyFileIsOwnersAloneAndRoundTrips) {
   EXPECT_FALSE(auth::createKeyFile(P).ok());
 }
 
+// OMPDPU_KEY naming a missing file is that error, not a quiet fall-back to
+// MUNGE or to no authentication (which the server then refuses for another
+// reason); a default key path that is not there is not an error.
+TEST_F(AuthTest, AKeyFileGivenButMissingIsAnError) {
+  ClientConfig Cfg;
+  Cfg.KeyFile = Dir + "/missing";
+  Cfg.KeyFileGiven = true;
+  auto C = client::loadCredentials(Cfg);
+  ASSERT_FALSE(C);
+  EXPECT_NE(C.status().message().find("cannot open key file " + Cfg.KeyFile),
+            std::string::npos)
+      << C.status().message();
+  Cfg.KeyFileGiven = false;
+  Cfg.MungeSocket = Dir + "/no-munge";
+  auto Default = client::loadCredentials(Cfg);
+  ASSERT_TRUE(Default) << Default.status().message();
+  EXPECT_EQ(Default->Method, protocol::AuthMethod::None);
+}
+
 TEST_F(AuthTest, UnsafeOrMalformedKeyFilesAreRefusedWithTheReason) {
   std::string P = newKey("k");
   ASSERT_EQ(chmod(P.c_str(), 0640), 0);
