@@ -1,6 +1,8 @@
 //===- options.cpp - ompdpu-server command line ---------------------------===//
 #include "server/options.h"
 
+#include "common/byte_size.h"
+
 #include "common/log.h"
 
 #include <cstdlib>
@@ -107,28 +109,6 @@ Expected<std::vector<int>> parseCoreList(const std::string &S) {
   if (Out.empty())
     return Status::error("empty core list");
   return std::vector<int>(Out.begin(), Out.end());
-}
-
-Expected<uint64_t> parseByteSize(const std::string &S) {
-  if (S.empty())
-    return Status::error("empty size");
-  uint64_t Mult = 1;
-  std::string Num = S;
-  char Last = S.back();
-  if (Last == 'K' || Last == 'k')
-    Mult = 1ull << 10;
-  else if (Last == 'M' || Last == 'm')
-    Mult = 1ull << 20;
-  else if (Last == 'G' || Last == 'g')
-    Mult = 1ull << 30;
-  if (Mult != 1)
-    Num.pop_back();
-  unsigned long V;
-  if (!parseUnsigned(Num, V) || V == 0)
-    return Status::error("bad size '" + S + "' (examples: 4096, 512M, 8G)");
-  if (V > (~0ull) / Mult)
-    return Status::error("size '" + S + "' is too large");
-  return V * Mult;
 }
 
 Expected<ServerOptions> parseServerOptions(int Argc, char **Argv) {

@@ -55,8 +55,6 @@ struct ServerOptions {
 
 /// Parse "0-3,6" into {0,1,2,3,6}.
 Expected<std::vector<int>> parseCoreList(const std::string &S);
-/// Parse "512M", "8G", "1048576" into bytes.
-Expected<uint64_t> parseByteSize(const std::string &S);
 /// Parse argv; on error the Status explains which option is wrong.
 Expected<ServerOptions> parseServerOptions(int Argc, char **Argv);
 /// The --help text.

@@ -1,6 +1,8 @@
 //===- emulator.cpp - Emulated DPU servers on loopback --------------------===//
 #include "tools/emulator.h"
 
+#include "common/byte_size.h"
+
 #include "common/log.h"
 #include "protocol/session_channel.h"
 
@@ -47,6 +49,10 @@ int takeEmulatorOption(int Argc, char **Argv, int &K, EmulatorOptions &O) {
     const char *V = Value();
     if (!V || !*V) {
       log(LogLevel::Error, "--memory needs a size");
+      return -1;
+    }
+    if (auto Bytes = parseByteSize(V); !Bytes) {
+      log(LogLevel::Error, "--memory: %s", Bytes.status().message().c_str());
       return -1;
     }
     O.Memory = V;

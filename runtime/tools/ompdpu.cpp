@@ -89,10 +89,18 @@ std::string libOmpdpuDir() { return selfDir() + "/../lib/ompdpu"; }
 /// program, or of the library it is given (see probeCommand, plugin_dirs.cpp):
 /// lib/ompdpu[/llvm<N>] and its emulated/ directory. OMPDPU_PLUGIN_DIR
 /// overrides the choice.
-std::string pluginPath(char *const *Argv) {
+Expected<std::string> pluginPath(char *const *Argv) {
   const char *Program = Argv[0];
-  if (const char *Override = std::getenv("OMPDPU_PLUGIN_DIR"))
+  if (const char *Override = std::getenv("OMPDPU_PLUGIN_DIR");
+      Override && *Override) {
+    if (!holdsPlugin(Override))
+      return Status::error(format(
+          "OMPDPU_PLUGIN_DIR=%s holds no ompdpu plugin (libomptarget.rtl.*.so "
+          "in it or in its emulated/ directory): target regions would not "
+          "reach a DPU",
+          Override));
     return std::string(Override) + "/emulated:" + Override;
+  }
   LibomptargetProbe P = probeCommand(Argv, std::getenv("LD_LIBRARY_PATH"));
   OMPDPU_DEBUG_LOG("%s loads %s (%s): LLVM %d", Program,
                    P.Needed.empty() ? "no libomptarget" : P.Needed.c_str(),
@@ -249,6 +257,12 @@ int cmdRun(int Argc, char **Argv) {
     }
   }
 
+  auto Plugins = pluginPath(Argv + K);
+  if (!Plugins) {
+    log(LogLevel::Error, "%s", Plugins.status().message().c_str());
+    return 2;
+  }
+
   // UCX writes its log (warnings included) to stdout unless told otherwise:
   // the program's output, and the emulated servers', would carry it.
   setenv("UCX_LOG_FILE", "stderr", 0);
@@ -288,8 +302,7 @@ int cmdRun(int Argc, char **Argv) {
   if (HaveDevices)
     setenv("OMPDPU_DEVICES", Devices.c_str(), 1);
   const char *Old = std::getenv("LD_LIBRARY_PATH");
-  std::string Path =
-      pluginPath(Argv + K) + (Old && *Old ? ":" + std::string(Old) : "");
+  std::string Path = *Plugins + (Old && *Old ? ":" + std::string(Old) : "");
   setenv("LD_LIBRARY_PATH", Path.c_str(), 1);
 
   int Rc = runProgram(Argv + K, EO.Pin ? Plan.HostCores : std::vector<int>());

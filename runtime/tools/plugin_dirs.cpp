@@ -1,6 +1,9 @@
 //===- plugin_dirs.cpp - The plugin directory of each LLVM version --------===//
 #include "tools/plugin_dirs.h"
 
+#include <dirent.h>
+#include <memory>
+
 namespace ompdpu::tools {
 
 const std::vector<PluginLayout> &pluginLayouts() {
@@ -42,6 +45,25 @@ std::string pluginPathFor(const std::string &LibOmpdpu, int Major) {
   if (Major != 19)
     Path += ":" + LibOmpdpu + "/llvm19";
   return Path;
+}
+
+namespace {
+bool holdsLibomptargetFile(const std::string &Dir) {
+  std::unique_ptr<DIR, int (*)(DIR *)> D(opendir(Dir.c_str()), closedir);
+  if (!D)
+    return false;
+  while (dirent *E = readdir(D.get())) {
+    std::string Name = E->d_name;
+    if (!Name.rfind("libomptarget.rtl.", 0) ||
+        !Name.rfind("libomptarget.so", 0))
+      return true;
+  }
+  return false;
+}
+} // namespace
+
+bool holdsPlugin(const std::string &Dir) {
+  return holdsLibomptargetFile(Dir) || holdsLibomptargetFile(Dir + "/emulated");
 }
 
 } // namespace ompdpu::tools

@@ -26,4 +26,8 @@ const PluginLayout *layoutFor(int Major);
 /// other versions (libraries a program dlopens may need libomptarget 19).
 std::string pluginPathFor(const std::string &LibOmpdpu, int Major);
 
+/// Dir (an OMPDPU_PLUGIN_DIR) or its emulated/ directory holds a file that
+/// libomptarget loads (libomptarget.rtl.*.so, libomptarget.so.19.1).
+bool holdsPlugin(const std::string &Dir);
+
 } // namespace ompdpu::tools

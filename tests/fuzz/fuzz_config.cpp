@@ -4,6 +4,7 @@
 // parsed or refused, never a crash.
 //
 //===----------------------------------------------------------------------===//
+#include "common/byte_size.h"
 #include "common/config.h"
 #include "protocol/session_channel.h"
 #include "server/options.h"
@@ -24,7 +25,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
   (void)parseDeviceFile(S);
   (void)parseHostPort(S, /*AllowPortZero=*/true);
   (void)parseSeconds("OMPDPU_TIMEOUT", S);
-  (void)server::parseByteSize(S);
+  (void)ompdpu::parseByteSize(S);
   if (auto Cores = server::parseCoreList(S))
     if (Cores->size() > 4096)
       std::abort(); // a core list names at most the machine's CPUs

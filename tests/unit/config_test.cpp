@@ -1,4 +1,5 @@
 // Client configuration and server command-line parsing.
+#include "common/byte_size.h"
 #include "common/config.h"
 #include "server/options.h"
 
@@ -125,12 +126,12 @@ TEST(ServerOptions, CoreListsAndSizes) {
   EXPECT_FALSE(server::parseCoreList("3-1"));
   EXPECT_FALSE(server::parseCoreList("a"));
   EXPECT_FALSE(server::parseCoreList(""));
-  EXPECT_EQ(*server::parseByteSize("512M"), 512ull << 20);
-  EXPECT_EQ(*server::parseByteSize("8G"), 8ull << 30);
-  EXPECT_EQ(*server::parseByteSize("4096"), 4096u);
-  EXPECT_FALSE(server::parseByteSize("0"));
-  EXPECT_FALSE(server::parseByteSize("12X"));
-  EXPECT_FALSE(server::parseByteSize("99999999999999G"));
+  EXPECT_EQ(*ompdpu::parseByteSize("512M"), 512ull << 20);
+  EXPECT_EQ(*ompdpu::parseByteSize("8G"), 8ull << 30);
+  EXPECT_EQ(*ompdpu::parseByteSize("4096"), 4096u);
+  EXPECT_FALSE(ompdpu::parseByteSize("0"));
+  EXPECT_FALSE(ompdpu::parseByteSize("12X"));
+  EXPECT_FALSE(ompdpu::parseByteSize("99999999999999G"));
 }
 
 TEST(ServerOptions, CommandLine) {

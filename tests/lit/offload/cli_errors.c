@@ -10,6 +10,11 @@
 // CORES: ompdpu error: --cores-per-dpu needs a whole number from 1 to 4096, not '99999999999'
 // RUN: not %ompdpu run --emulate 1 --memory '' -- true 2>&1 | FileCheck %s --check-prefix=MEM
 // MEM: ompdpu error: --memory needs a size
+// RUN: not %ompdpu run --emulate 1 --memory 0 -- true 2>&1 | FileCheck %s --check-prefix=MEM0
+// MEM0: ompdpu error: --memory: bad size '0' (examples: 4096, 512M, 8G)
+// RUN: not env OMPDPU_PLUGIN_DIR=%S %ompdpu run --emulate 1 -- true 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=PLUGINDIR
+// PLUGINDIR: ompdpu error: OMPDPU_PLUGIN_DIR={{.*}} holds no ompdpu plugin (libomptarget.rtl.*.so in it or in its emulated/ directory): target regions would not reach a DPU
 // RUN: not %ompdpu info --devices 2>&1 | FileCheck %s --check-prefix=INFO
 // INFO: ompdpu error: --devices needs HOST:PORT
 // RUN: not %ompdpu emulate 1 --bogus 2>&1 | FileCheck %s --check-prefix=EMU
