@@ -257,6 +257,17 @@ int cmdRun(int Argc, char **Argv) {
     }
   }
 
+  if (!EO.Count && !HaveDevices) {
+    auto Cfg = loadClientConfig([](const char *N) { return std::getenv(N); });
+    if (Cfg && Cfg->Devices.empty())
+      log(LogLevel::Warning,
+          "no DPUs: %s: target regions run on the host; give --emulate N "
+          "or --devices HOST:PORT[,...]",
+          std::getenv("OMPDPU_DEVICES")
+              ? "OMPDPU_DEVICES is empty"
+              : "OMPDPU_DEVICES is unset and no devices file lists one "
+                "(`ompdpu info` says where it looks)");
+  }
   auto Plugins = pluginPath(Argv + K);
   if (!Plugins) {
     log(LogLevel::Error, "%s", Plugins.status().message().c_str());

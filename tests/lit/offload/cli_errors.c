@@ -36,6 +36,8 @@
 // RUN: sh -c '%ompdpu run -- %S 2>/dev/null; test $? -eq 126'
 // RUN: sh -c '%ompdpu run -- %t.nonexistent 2>/dev/null; test $? -eq 127'
 // Accepted, with a word on what it does here.
+// RUN: env OMPDPU_DEVICES= %ompdpu run -- true 2>&1 | FileCheck %s --check-prefix=NODPU
+// NODPU: ompdpu warning: no DPUs: OMPDPU_DEVICES is empty: target regions run on the host; give --emulate N or --devices HOST:PORT[,...]
 // RUN: %ompdpu run --emulate 1 --cores-per-dpu 1 -- true 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=NOPIN
 // NOPIN: ompdpu warning: --cores-per-dpu takes effect with --pin only
