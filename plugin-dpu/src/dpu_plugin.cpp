@@ -120,4 +120,21 @@ bool DpuPlugin::acceptsMachine(uint16_t Machine) const {
   return false;
 }
 
+void DpuPlugin::explainRefusedImage(uint16_t Machine) const {
+  if (Devices.empty() || !std::strcmp(isaName(Machine), "unknown") ||
+      !firstToReport(std::string("image-isa-") + isaName(Machine)))
+    return;
+  std::string Servers;
+  for (const auto &D : Devices)
+    Servers += format("%s%s runs %s", Servers.empty() ? "" : ", ",
+                      D->name().c_str(), isaName(D->machine()));
+  bool Mandatory = offloadMandatory();
+  log(Mandatory ? LogLevel::Error : LogLevel::Note,
+      "this program's device images are for %s, which no DPU runs (%s): "
+      "target regions %s; compile for the DPUs' ISA (emulated DPUs: x86_64, "
+      "ompdpu-cc --emulate; a BlueField: aarch64, ompdpu-cc)",
+      isaName(Machine), Servers.c_str(),
+      Mandatory ? "cannot run" : "run on the host");
+}
+
 } // namespace ompdpu::plugin

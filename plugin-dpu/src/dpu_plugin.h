@@ -22,6 +22,10 @@ public:
   }
   /// True when some device runs images of this ELF machine.
   bool acceptsMachine(uint16_t Machine) const;
+  /// An image of this machine found no device: say which ISA the DPUs run
+  /// (once per process; libomptarget drops a copy without devices before
+  /// it is shown any image, so only a copy with devices can tell).
+  void explainRefusedImage(uint16_t Machine) const;
   /// The ISA this copy of the plugin serves, from its file name
   /// (libomptarget.rtl.<isa>.so); empty: any.
   const std::string &isa() const { return Isa; }

@@ -150,6 +150,13 @@ if not _configured_from_site:
     config.substitutions.append(("%device-machine", "62"))
     # A plain C compiler: programs without OpenMP (that dlopen one).
     config.substitutions.append(("%host-cc", config.ompdpu_clang + _program_flags))
+    # ompdpu-cc's aarch64 device images (a BlueField's), where the build has
+    # the aarch64 device libraries to link them with.
+    _aarch64_cc = os.path.join(config.ompdpu_bin_dir, "ompdpu-cc")
+    if os.path.exists(os.path.join(config.ompdpu_lib_dir, "ompdpu", "device-aarch64",
+                                   "libomp.so")) and os.path.exists(_aarch64_cc):
+        config.available_features.add("aarch64-images")
+        config.substitutions.append(("%ompdpu-cc", _aarch64_cc))
     config.substitutions.append(("%ompdpu", _program_prefix + ompdpu))
     config.substitutions.append(("%server", _run_prefix + server))
     # Sanitized sessions run without RLIMIT_AS (their shadow memory needs

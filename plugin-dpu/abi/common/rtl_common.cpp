@@ -26,7 +26,12 @@ extern "C" {
 
 int32_t __tgt_rtl_is_valid_binary(__tgt_device_image *Image) {
   auto Machine = elfMachine(Image->ImageStart, imageSize(*Image));
-  return Machine && DpuPlugin::get().acceptsMachine(*Machine);
+  if (!Machine)
+    return 0;
+  if (DpuPlugin::get().acceptsMachine(*Machine))
+    return 1;
+  DpuPlugin::get().explainRefusedImage(*Machine);
+  return 0;
 }
 
 int32_t __tgt_rtl_number_of_devices() { return DpuPlugin::get().numDevices(); }
