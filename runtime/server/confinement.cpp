@@ -5,9 +5,12 @@
 
 #include <cerrno>
 #include <cstring>
+#include <fcntl.h>
 #include <linux/capability.h>
 #include <linux/securebits.h>
+#include <linux/sockios.h>
 #include <seccomp.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -93,6 +96,25 @@ Status confineSession(bool KeepCapabilities) {
         SCMP_SYS(pidfd_open), SCMP_SYS(pidfd_getfd), SCMP_SYS(process_madvise)})
     if (int Rc = seccomp_rule_add(F.Ctx, Deny, Call, 0); Rc < 0)
       return failed("rule", Rc);
+  // Asynchronous I/O signals go to the descriptor's owner, which could be
+  // any process of the user (F_SETOWN_EX names it through a pointer).
+  if (int Rc = seccomp_rule_add(F.Ctx, Deny, SCMP_SYS(fcntl), 2,
+                                SCMP_A1(SCMP_CMP_EQ, F_SETOWN),
+                                SCMP_A2(SCMP_CMP_NE, Self));
+      Rc < 0)
+    return failed("fcntl rule", Rc);
+  if (int Rc = seccomp_rule_add(F.Ctx, Deny, SCMP_SYS(fcntl), 1,
+                                SCMP_A1(SCMP_CMP_EQ, F_SETOWN_EX));
+      Rc < 0)
+    return failed("fcntl rule", Rc);
+  // The same through ioctl, and a terminal's input faked (TIOCSTI) or its
+  // console driven (TIOCLINUX); the kernel reads the command as 32 bits.
+  for (unsigned long Cmd : {FIOSETOWN, SIOCSPGRP, TIOCSTI, TIOCLINUX})
+    if (int Rc =
+            seccomp_rule_add(F.Ctx, Deny, SCMP_SYS(ioctl), 1,
+                             SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, Cmd));
+        Rc < 0)
+      return failed("ioctl rule", Rc);
   if (int Rc = seccomp_load(F.Ctx); Rc < 0)
     return failed("load", Rc);
   return Status();

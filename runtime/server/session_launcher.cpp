@@ -3,10 +3,12 @@
 
 #include "common/log.h"
 #include "server/output_ring.h"
+#include "server/session_log.h"
 
 #include <cerrno>
 #include <csignal>
 #include <cstring>
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -60,18 +62,28 @@ Expected<LaunchedSession> launchSession(const char *SelfExe, SessionSetup Terms,
     close(Fds[1]);
     return S;
   }
-  pid_t Pid = fork();
+  int Log[2] = {-1, -1};
+  pid_t Pid = pipe2(Log, O_CLOEXEC) == 0 ? fork() : -1;
   if (Pid < 0) {
-    close(Fds[0]);
-    close(Fds[1]);
-    close(OutFd);
-    return Status::error(format("fork: %s", std::strerror(errno)));
+    Status S = Status::error(format("fork: %s", std::strerror(errno)));
+    for (int Fd : {Fds[0], Fds[1], OutFd, Log[0], Log[1]})
+      if (Fd >= 0)
+        close(Fd);
+    return S;
   }
   if (Pid == 0) {
     // Child: a fresh program image; nothing of the parent's UCX survives.
+    // Nothing of the supervisor's terminal or log either: stdin and stdout
+    // are /dev/null, stderr a pipe the supervisor reads, and a new session
+    // has no controlling terminal (whose input TIOCSTI could fake).
+    int Null = open("/dev/null", O_RDWR | O_CLOEXEC);
     dup2(Fds[1], 3);
     dup2(OutFd, 4);
+    dup2(Log[1], 2);
+    dup2(Null, 0);
+    dup2(Null, 1);
     close_range(5, ~0U, 0);
+    setsid();
     const char *Args[] = {SelfExe, "--session", "--control-fd", "3", nullptr};
     signal(SIGCHLD, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
@@ -85,10 +97,13 @@ Expected<LaunchedSession> launchSession(const char *SelfExe, SessionSetup Terms,
     _exit(127);
   }
   close(Fds[1]);
+  close(Log[1]);
+  fcntl(Log[0], F_SETFL, O_NONBLOCK);
   LaunchedSession L;
   L.Pid = Pid;
   L.ChannelFd = Fds[0];
   L.OutputFd = OutFd;
+  L.LogFd = Log[0];
   // Its terms travel on the channel, not in its environment or arguments,
   // where other processes of the user could read the token.
   Terms.OutputFd = 4;
@@ -102,6 +117,7 @@ Expected<LaunchedSession> launchSession(const char *SelfExe, SessionSetup Terms,
     waitpid(Pid, nullptr, 0);
     close(L.ChannelFd);
     close(L.OutputFd);
+    SessionLog(L.LogFd, format("session %d", static_cast<int>(Pid))).close();
     return Addr.status();
   }
   L.Address = std::move(*Addr);

@@ -23,6 +23,9 @@ struct LaunchedSession {
   pid_t Pid = -1;
   int ChannelFd = -1;           ///< the supervisor's end of the session channel
   int OutputFd = -1;            ///< the output area (output_ring.h)
+  /// The read end of the session's stderr (non-blocking): its messages,
+  /// which the supervisor logs as the session's (a kernel can write there).
+  int LogFd = -1;
   std::vector<uint8_t> Address; ///< the session worker's packed address
 };
 

@@ -14,6 +14,7 @@
 #include "server/output_leftovers.h"
 #include "server/session.h"
 #include "server/session_launcher.h"
+#include "server/session_log.h"
 #include "server/stop_signals.h"
 #include "transport/transport.h"
 
@@ -80,7 +81,8 @@ struct ClientRec {
   std::unique_ptr<std::thread> Thread;
   std::unique_ptr<std::atomic<bool>> StopFlag;
   std::unique_ptr<std::atomic<bool>> Finished;
-  uid_t Uid = 0; ///< the account its session runs as
+  uid_t Uid = 0;  ///< the account its session runs as
+  SessionLog Log; ///< its session's stderr
 };
 
 class Supervisor {
@@ -279,6 +281,8 @@ Status Supervisor::spawnSession(ClientRec &C, uint64_t Token,
   C.Pid = L->Pid;
   C.CtlFd = L->ChannelFd;
   C.OutputFd = L->OutputFd;
+  C.Log = SessionLog(L->LogFd, format("client %u's session (process %d)", C.Id,
+                                      static_cast<int>(C.Pid)));
   Sessions[C.Pid] = C.Ep;
   Unreaped[C.Pid] = C.Uid;
   Addr = std::move(L->Address);
@@ -377,6 +381,7 @@ void Supervisor::onSessionExit(pid_t Pid, int WStatus) {
   close(C.CtlFd);
   C.CtlFd = -1;
   C.Pid = -1;
+  C.Log.close();
   if (!C.Gone)
     sendUnsentOutput(C);
   closeOutputArea(C);
@@ -534,8 +539,10 @@ int Supervisor::run() {
     unsigned N = W->progress();
     reapChildren();
     reapThreads();
-    for (auto &[P, C] : Clients)
+    for (auto &[P, C] : Clients) {
       readControl(C);
+      C.Log.relay();
+    }
     In.dropLate();
     if (N)
       continue;

@@ -2,19 +2,27 @@
 // process but its own session: not its supervisor, not another session
 // (here, device 0's session, from a kernel on device 1). The probes use
 // signal 0 (no effect when allowed), except one real SIGKILL at the
-// supervisor, which must survive it: later regions still run. Memory is
+// supervisor, which must survive it: later regions still run. Nor can it
+// make the supervisor the owner of a descriptor's I/O signals (F_SETOWN,
+// F_SETOWN_EX, FIOSETOWN: any signal, by way of F_SETSIG), fake terminal
+// input (TIOCSTI), or reach the server's terminal or log: its stdin is
+// /dev/null and it has no controlling terminal. Memory is
 // protected from sessions without capabilities; a session of a root server
 // keeps root's when its client is on the same machine (cma needs them), and
 // the test says so instead.
 // RUN: %clang-offload %s -o %t
 // RUN: %run-dpu2 %t 2>&1 | FileCheck %s
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <ompdpu.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <linux/sockios.h>
+#include <sys/ioctl.h>
 #include <sys/ptrace.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #pragma omp declare target
@@ -38,17 +46,58 @@ static int openMem(int pid) {
     fclose(f);
   return caps ? -1 : 0;
 }
+/* The descriptor fd's I/O signals sent to pid: through fcntl (how 0),
+ * F_SETOWN_EX (1) or ioctl (2). */
+static int setOwner(int pid, int how) {
+  int p[2];
+  if (pipe(p) != 0)
+    return errno;
+  struct f_owner_ex owner = {F_OWNER_PID, pid};
+  long rc = how == 0   ? fcntl(p[0], F_SETOWN, pid)
+            : how == 1 ? fcntl(p[0], F_SETOWN_EX, &owner)
+                       : ioctl(p[0], FIOSETOWN, &pid);
+  int r = outcome(rc);
+  close(p[0]);
+  close(p[1]);
+  return r;
+}
+/* "null" when fd 0 is /dev/null. */
+static const char *stdinKind(void) {
+  struct stat a, b;
+  return fstat(0, &a) == 0 && stat("/dev/null", &b) == 0 &&
+                 a.st_rdev == b.st_rdev && S_ISCHR(a.st_mode)
+             ? "null"
+             : "something else";
+}
 static const char *memText(int r) {
   return r == -1 ? "readable by a session with capabilities" : strerror(r);
 }
 #pragma omp end declare target
 
-enum { SELF, SUP0, GROUP, ALL, TRACE, MEM, KILL, OTHER, OTHER_MEM, N };
+enum {
+  SELF,
+  SUP0,
+  GROUP,
+  ALL,
+  TRACE,
+  MEM,
+  KILL,
+  OWN_SELF,
+  OWN_SUP,
+  OWN_EX,
+  OWN_IOCTL,
+  STI,
+  CTTY,
+  OTHER,
+  OTHER_MEM,
+  N
+};
 
 int main(void) {
   int host = getpid(), d0 = ompdpu_device(0), d1 = ompdpu_device(1);
   int r[N], session0 = 0, sup = 0;
-#pragma omp target device(d0) map(from : r[0 : N], session0, sup)
+  char in[16] = "";
+#pragma omp target device(d0) map(from : r[0 : N], session0, sup, in)
   {
     session0 = getpid();
     sup = getppid();
@@ -59,6 +108,14 @@ int main(void) {
     r[TRACE] = outcome(ptrace(PTRACE_ATTACH, sup, 0, 0));
     r[MEM] = openMem(sup);
     r[KILL] = outcome(kill(sup, SIGKILL));
+    r[OWN_SELF] = setOwner(getpid(), 0);
+    r[OWN_SUP] = setOwner(sup, 0);
+    r[OWN_EX] = setOwner(sup, 1);
+    r[OWN_IOCTL] = setOwner(sup, 2);
+    char c = 'x';
+    r[STI] = outcome(ioctl(2, TIOCSTI, &c));
+    r[CTTY] = outcome(open("/dev/tty", O_RDWR));
+    snprintf(in, sizeof in, "%s", stdinKind());
   }
   printf("on server: %d\n", session0 != host && sup != host);
   // CHECK: on server: 1
@@ -76,6 +133,20 @@ int main(void) {
   // CHECK-NEXT: supervisor memory: {{Permission denied|readable by a session with capabilities}}
   printf("SIGKILL supervisor: %s\n", strerror(r[KILL]));
   // CHECK-NEXT: SIGKILL supervisor: Operation not permitted
+  printf("F_SETOWN self: %s\n", strerror(r[OWN_SELF]));
+  // CHECK-NEXT: F_SETOWN self: Success
+  printf("F_SETOWN supervisor: %s\n", strerror(r[OWN_SUP]));
+  // CHECK-NEXT: F_SETOWN supervisor: Operation not permitted
+  printf("F_SETOWN_EX supervisor: %s\n", strerror(r[OWN_EX]));
+  // CHECK-NEXT: F_SETOWN_EX supervisor: Operation not permitted
+  printf("FIOSETOWN supervisor: %s\n", strerror(r[OWN_IOCTL]));
+  // CHECK-NEXT: FIOSETOWN supervisor: Operation not permitted
+  printf("TIOCSTI: %s\n", strerror(r[STI]));
+  // CHECK-NEXT: TIOCSTI: Operation not permitted
+  printf("controlling terminal: %s\n", strerror(r[CTTY]));
+  // CHECK-NEXT: controlling terminal: No such device or address
+  printf("stdin: %s\n", in);
+  // CHECK-NEXT: stdin: null
 
 #pragma omp target device(d1) map(tofrom : r[0 : N]) map(to : session0)
   {
