@@ -83,6 +83,7 @@ struct ClientRec {
   std::unique_ptr<std::atomic<bool>> Finished;
   uid_t Uid = 0;  ///< the account its session runs as
   SessionLog Log; ///< its session's stderr
+  bool WarnedUnexpected = false;
 };
 
 class Supervisor {
@@ -345,9 +346,12 @@ void Supervisor::readControl(ClientRec &C) {
             "client %u: raw output of its dying session beyond %zu bytes "
             "dropped",
             C.Id, kMaxRawLeft);
-    } else {
-      log(LogLevel::Warning, "client %u: unexpected %s from its session", C.Id,
-          typeName(F.Type));
+    } else if (!C.WarnedUnexpected) {
+      C.WarnedUnexpected = true; // a kernel can write to the channel
+      log(LogLevel::Warning,
+          "client %u: unexpected %s from its session (further ones are "
+          "ignored silently)",
+          C.Id, typeName(F.Type));
     }
   }
 }
