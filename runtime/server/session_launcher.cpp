@@ -9,6 +9,7 @@
 #include <csignal>
 #include <cstring>
 #include <fcntl.h>
+#include <pwd.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -47,6 +48,35 @@ void childFailed(const char *Step) {
 
 } // namespace
 
+/// The environment of a session that changes account: the account's own
+/// HOME, USER, LOGNAME and SHELL, a plain PATH, and of the server's only
+/// what configures the session (UCX, OpenMP, ompdpu, locale, sanitizers),
+/// never, say, root's tokens.
+std::vector<std::string> accountEnvironment(const SessionUser &User) {
+  static const char *const Kept[] = {
+      "UCX_",        "OMPDPU_", "OMP_",
+      "KMP_",        "LIBOMP",  "LANG=",
+      "LC_",         "TZ=",     "LD_LIBRARY_PATH=",
+      "LD_PRELOAD=", "ASAN_",   "UBSAN_",
+      "TSAN_",       "LSAN_"};
+  std::vector<std::string> Env;
+  for (char **E = environ; *E; ++E)
+    for (const char *Prefix : Kept)
+      if (!std::strncmp(*E, Prefix, std::strlen(Prefix))) {
+        Env.push_back(*E);
+        break;
+      }
+  passwd Pw, *Found = nullptr;
+  char Buf[4096];
+  bool Known = getpwuid_r(User.Uid, &Pw, Buf, sizeof Buf, &Found) == 0 && Found;
+  Env.push_back(std::string("HOME=") + (Known ? Pw.pw_dir : "/"));
+  Env.push_back(std::string("SHELL=") + (Known ? Pw.pw_shell : "/bin/sh"));
+  Env.push_back("USER=" + User.Name);
+  Env.push_back("LOGNAME=" + User.Name);
+  Env.push_back("PATH=/usr/local/bin:/usr/bin:/bin");
+  return Env;
+}
+
 Expected<LaunchedSession> launchSession(const char *SelfExe, SessionSetup Terms,
                                         const SessionUser &User,
                                         const SessionLimits &Limits) {
@@ -61,6 +91,14 @@ Expected<LaunchedSession> launchSession(const char *SelfExe, SessionSetup Terms,
     close(Fds[0]);
     close(Fds[1]);
     return S;
+  }
+  std::vector<std::string> EnvText;
+  std::vector<char *> Env;
+  if (User.Switch) {
+    EnvText = accountEnvironment(User);
+    for (std::string &E : EnvText)
+      Env.push_back(E.data());
+    Env.push_back(nullptr);
   }
   int Log[2] = {-1, -1};
   pid_t Pid = pipe2(Log, O_CLOEXEC) == 0 ? fork() : -1;
@@ -92,7 +130,10 @@ Expected<LaunchedSession> launchSession(const char *SelfExe, SessionSetup Terms,
       childFailed(Failed);
       _exit(126);
     }
-    execv(SelfExe, const_cast<char **>(Args));
+    if (User.Switch)
+      execve(SelfExe, const_cast<char **>(Args), Env.data());
+    else
+      execv(SelfExe, const_cast<char **>(Args));
     childFailed("exec");
     _exit(127);
   }
