@@ -69,12 +69,16 @@ Status failed(const char *What, int Rc) {
 }
 } // namespace
 
-Status confineSession(bool KeepCapabilities) {
-  if (Status S = protectFromPeers(); !S.ok())
-    return S;
-  if (!KeepCapabilities)
+Status confineSession(bool SameHost) {
+  if (!SameHost) {
+    if (Status S = protectFromPeers(); !S.ok())
+      return S;
     if (Status S = dropCapabilities(); !S.ok())
       return S;
+  } else if (rlimit NoCore{0, 0}; setrlimit(RLIMIT_CORE, &NoCore) != 0) {
+    return Status::error(
+        format("setrlimit(RLIMIT_CORE): %s", std::strerror(errno)));
+  }
   Filter F;
   if (!F.Ctx)
     return Status::error("seccomp: cannot create a filter");

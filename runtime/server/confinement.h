@@ -4,8 +4,9 @@
 // cannot signal, trace or read any process but itself: not the supervisor,
 // not another client's session. Signals are filtered with seccomp (a kernel
 // may still signal its own threads, as raise() and pthread_kill() do), and
-// the supervisor and every session are not dumpable, so that no process of
-// the same user may attach to them or read their memory through /proc.
+// the supervisor and every session of a client elsewhere or of another
+// account are not dumpable, so that no process of the same user may attach
+// to them or read their memory through /proc.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -18,13 +19,15 @@ namespace ompdpu::server {
 /// switch core dumps off (the supervisor, at start).
 Status protectFromPeers();
 
-/// Confine the calling session process (before any client code runs):
-/// protectFromPeers(), no capabilities (a server started as root) unless
-/// KeepCapabilities, and a seccomp filter that fails, with EPERM, every
-/// signal aimed at another process and every ptrace. A session must keep
-/// its capabilities to reach a privileged client on the same machine by
-/// cma: the kernel lets a process read another's memory only when it holds
-/// all the capabilities the other holds.
-Status confineSession(bool KeepCapabilities);
+/// Confine the calling session process (before any client code runs): a
+/// seccomp filter that fails, with EPERM, every signal aimed at another
+/// process and every ptrace, and no core dumps. A session whose client is
+/// not on this machine under its account is also protectFromPeers() and
+/// without capabilities (a server started as root). A SameHost session
+/// keeps both: its client (the same account) attaches its shared memory
+/// through /proc/<session>/fd and reads its memory by cma, which the kernel
+/// allows only into a dumpable process holding no capability the reader
+/// lacks.
+Status confineSession(bool SameHost);
 
 } // namespace ompdpu::server

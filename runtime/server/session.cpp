@@ -375,7 +375,7 @@ int runSessionInProcess(const SessionOptions &Opts) {
 
 int runSession(const SessionOptions &Opts) {
   // Before any thread starts: a seccomp filter covers the threads made after.
-  if (Status S = confineSession(/*KeepCapabilities=*/Opts.SameHost); !S.ok()) {
+  if (Status S = confineSession(Opts.SameHost); !S.ok()) {
     log(LogLevel::Error, "session: cannot confine it: %s", S.message().c_str());
     _exit(1);
   }
