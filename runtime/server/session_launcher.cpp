@@ -9,6 +9,7 @@
 #include <csignal>
 #include <cstring>
 #include <fcntl.h>
+#include <poll.h>
 #include <pwd.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -48,11 +49,34 @@ void childFailed(const char *Step) {
 
 } // namespace
 
+/// awaitSessionAddress, but a session that stops or dies while starting
+/// fails at once: the supervisor waits for it, and serves no one meanwhile.
+static Expected<std::vector<uint8_t>>
+awaitStartingSession(int ChannelFd, pid_t Pid, bool &Reaped) {
+  constexpr int kLimitMs = 10000, kSliceMs = 50;
+  for (int Waited = 0; Waited < kLimitMs; Waited += kSliceMs) {
+    pollfd P{ChannelFd, POLLIN, 0};
+    int Ready = poll(&P, 1, kSliceMs);
+    if (Ready > 0 || (Ready < 0 && errno != EINTR)) // EINTR: its SIGCHLD?
+      return awaitSessionAddress(ChannelFd);
+    int St = 0;
+    if (waitpid(Pid, &St, WNOHANG | WUNTRACED) != Pid)
+      continue;
+    Reaped = !WIFSTOPPED(St);
+    return Status::error(format("session did not start: it %s",
+                                WIFSTOPPED(St)    ? "was stopped"
+                                : WIFSIGNALED(St) ? "was killed by a signal"
+                                                  : "exited"));
+  }
+  return Status::error(format("session did not start: no %s within %d ms",
+                              typeName(MsgType::SessionReady), kLimitMs));
+}
+
 /// The environment of a session that changes account: the account's own
 /// HOME, USER, LOGNAME and SHELL, a plain PATH, and of the server's only
 /// what configures the session (UCX, OpenMP, ompdpu, locale, sanitizers),
 /// never, say, root's tokens.
-std::vector<std::string> accountEnvironment(const SessionUser &User) {
+static std::vector<std::string> accountEnvironment(const SessionUser &User) {
   static const char *const Kept[] = {
       "UCX_",        "OMPDPU_", "OMP_",
       "KMP_",        "LIBOMP",  "LANG=",
@@ -151,11 +175,14 @@ Expected<LaunchedSession> launchSession(const char *SelfExe, SessionSetup Terms,
   Header H;
   H.Type = MsgType::SessionSetup;
   Status S = sendChannelFrame(L.ChannelFd, frame(H, Terms));
-  auto Addr = S.ok() ? awaitSessionAddress(L.ChannelFd)
+  bool Reaped = false;
+  auto Addr = S.ok() ? awaitStartingSession(L.ChannelFd, Pid, Reaped)
                      : Expected<std::vector<uint8_t>>(S);
   if (!Addr) {
-    kill(Pid, SIGKILL);
-    waitpid(Pid, nullptr, 0);
+    if (!Reaped) { // else its pid may be another process's already
+      kill(Pid, SIGKILL);
+      waitpid(Pid, nullptr, 0);
+    }
     close(L.ChannelFd);
     close(L.OutputFd);
     SessionLog(L.LogFd, format("session %d", static_cast<int>(Pid))).close();
