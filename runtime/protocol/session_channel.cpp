@@ -30,9 +30,20 @@ bool SessionSetup::decode(Reader &R) {
 
 void SessionReady::encode(Writer &W) const {
   W.putBytes(Address.data(), Address.size());
+  W.put(static_cast<uint32_t>(ShmFiles.size()));
+  for (const std::string &F : ShmFiles)
+    W.putString(F);
 }
 bool SessionReady::decode(Reader &R) {
-  return R.getBytes(Address, 2048) && !Address.empty();
+  uint32_t Count = 0;
+  if (!R.getBytes(Address, 2048) || Address.empty() || !R.get(Count) ||
+      Count > kMaxShmFiles)
+    return false;
+  ShmFiles.resize(Count);
+  for (std::string &F : ShmFiles)
+    if (!R.getString(F, 256))
+      return false;
+  return true;
 }
 
 void SessionCrash::encode(Writer &W) const {

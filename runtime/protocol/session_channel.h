@@ -35,8 +35,14 @@ struct SessionSetup {
 };
 
 /// The session is listening: its worker's packed address.
+/// Shared memory files a SessionReady may name.
+constexpr uint32_t kMaxShmFiles = 16;
+
 struct SessionReady {
   std::vector<uint8_t> Address;
+  /// Its shared memory files, for the supervisor to remove after it: sent
+  /// before any client code runs, and still checked (transport/shm_files.h).
+  std::vector<std::string> ShmFiles;
   void encode(Writer &W) const;
   bool decode(Reader &R);
 };

@@ -1,8 +1,12 @@
-//===- libomp_registration.cpp - What libomp leaves of a session ----------===//
+//===- libomp_registration.cpp - What a session leaves in /dev/shm -------===//
 #include "server/libomp_registration.h"
+
+#include "transport/shm_files.h"
 
 #include <cstdio>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace ompdpu::server {
 
@@ -12,6 +16,18 @@ void removeLibompRegistration(pid_t Pid, uid_t Uid) {
   std::snprintf(Name, sizeof Name, "/__KMP_REGISTERED_LIB_%d_%d",
                 static_cast<int>(Pid), static_cast<int>(Uid));
   shm_unlink(Name); // ENOENT: the session never started libomp
+}
+
+size_t removeSharedMemoryFiles(const std::vector<std::string> &Files,
+                               uid_t Uid) {
+  size_t Removed = 0;
+  for (const std::string &F : Files) {
+    struct stat St;
+    if (transport::isSharedMemoryFile(F) && lstat(F.c_str(), &St) == 0 &&
+        S_ISREG(St.st_mode) && St.st_uid == Uid && unlink(F.c_str()) == 0)
+      ++Removed;
+  }
+  return Removed;
 }
 
 } // namespace ompdpu::server

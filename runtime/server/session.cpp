@@ -17,6 +17,7 @@
 #include "server/reply_sender.h"
 #include "server/request.h"
 #include "server/session_trace.h"
+#include "transport/shm_files.h"
 #include "transport/transport.h"
 
 #include <array>
@@ -318,6 +319,9 @@ int Session::run() {
   // Tell the supervisor where to find us.
   SessionReady Ready;
   Ready.Address = W->address();
+  Ready.ShmFiles = transport::sharedMemoryFiles();
+  if (Ready.ShmFiles.size() > kMaxShmFiles)
+    Ready.ShmFiles.resize(kMaxShmFiles);
   Header RH;
   RH.Type = MsgType::SessionReady;
   if (Status S = sendChannelFrame(Opts.ControlFd, frame(RH, Ready)); !S.ok()) {

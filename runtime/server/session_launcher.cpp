@@ -20,13 +20,13 @@ namespace ompdpu::server {
 
 using namespace protocol;
 
-Expected<std::vector<uint8_t>> awaitSessionAddress(int ChannelFd) {
+Expected<SessionReady> awaitSessionReady(int ChannelFd) {
   SessionReady Ready;
   if (Status S = receiveChannelMessage(ChannelFd, MsgType::SessionReady, Ready,
                                        /*TimeoutMs=*/10000);
       !S.ok())
     return S.withContext("session did not start");
-  return std::move(Ready.Address);
+  return Ready;
 }
 
 namespace {
@@ -49,16 +49,16 @@ void childFailed(const char *Step) {
 
 } // namespace
 
-/// awaitSessionAddress, but a session that stops or dies while starting
+/// awaitSessionReady, but a session that stops or dies while starting
 /// fails at once: the supervisor waits for it, and serves no one meanwhile.
-static Expected<std::vector<uint8_t>>
-awaitStartingSession(int ChannelFd, pid_t Pid, bool &Reaped) {
+static Expected<SessionReady> awaitStartingSession(int ChannelFd, pid_t Pid,
+                                                   bool &Reaped) {
   constexpr int kLimitMs = 10000, kSliceMs = 50;
   for (int Waited = 0; Waited < kLimitMs; Waited += kSliceMs) {
     pollfd P{ChannelFd, POLLIN, 0};
     int Ready = poll(&P, 1, kSliceMs);
     if (Ready > 0 || (Ready < 0 && errno != EINTR)) // EINTR: its SIGCHLD?
-      return awaitSessionAddress(ChannelFd);
+      return awaitSessionReady(ChannelFd);
     int St = 0;
     if (waitpid(Pid, &St, WNOHANG | WUNTRACED) != Pid)
       continue;
@@ -176,9 +176,9 @@ Expected<LaunchedSession> launchSession(const char *SelfExe, SessionSetup Terms,
   H.Type = MsgType::SessionSetup;
   Status S = sendChannelFrame(L.ChannelFd, frame(H, Terms));
   bool Reaped = false;
-  auto Addr = S.ok() ? awaitStartingSession(L.ChannelFd, Pid, Reaped)
-                     : Expected<std::vector<uint8_t>>(S);
-  if (!Addr) {
+  auto Ready = S.ok() ? awaitStartingSession(L.ChannelFd, Pid, Reaped)
+                      : Expected<SessionReady>(S);
+  if (!Ready) {
     if (!Reaped) { // else its pid may be another process's already
       kill(Pid, SIGKILL);
       waitpid(Pid, nullptr, 0);
@@ -186,9 +186,10 @@ Expected<LaunchedSession> launchSession(const char *SelfExe, SessionSetup Terms,
     close(L.ChannelFd);
     close(L.OutputFd);
     SessionLog(L.LogFd, format("session %d", static_cast<int>(Pid))).close();
-    return Addr.status();
+    return Ready.status();
   }
-  L.Address = std::move(*Addr);
+  L.Address = std::move(Ready->Address);
+  L.ShmFiles = std::move(Ready->ShmFiles);
   return L;
 }
 

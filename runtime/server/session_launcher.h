@@ -21,12 +21,13 @@ namespace ompdpu::server {
 /// A session process that has started.
 struct LaunchedSession {
   pid_t Pid = -1;
-  int ChannelFd = -1;           ///< the supervisor's end of the session channel
-  int OutputFd = -1;            ///< the output area (output_ring.h)
+  int ChannelFd = -1; ///< the supervisor's end of the session channel
+  int OutputFd = -1;  ///< the output area (output_ring.h)
   /// The read end of the session's stderr (non-blocking): its messages,
   /// which the supervisor logs as the session's (a kernel can write there).
   int LogFd = -1;
-  std::vector<uint8_t> Address; ///< the session worker's packed address
+  std::vector<uint8_t> Address;      ///< the session worker's packed address
+  std::vector<std::string> ShmFiles; ///< its shared memory files (unchecked)
 };
 
 /// Start SelfExe as a session with Terms (OutputFd is filled in), as
@@ -39,6 +40,6 @@ Expected<LaunchedSession> launchSession(const char *SelfExe,
 
 /// Wait (at most 10 s) for the SessionReady of a session starting on
 /// ChannelFd.
-Expected<std::vector<uint8_t>> awaitSessionAddress(int ChannelFd);
+Expected<protocol::SessionReady> awaitSessionReady(int ChannelFd);
 
 } // namespace ompdpu::server

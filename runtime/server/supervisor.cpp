@@ -123,7 +123,12 @@ private:
   std::unique_ptr<transport::Worker> W;
   std::map<Peer, ClientRec> Clients;
   std::map<pid_t, Peer> Sessions;
-  std::map<pid_t, uid_t> Unreaped; // session processes until waited for
+  /// Session processes until waited for, with what they leave behind.
+  struct Unwaited {
+    uid_t Uid;
+    std::vector<std::string> ShmFiles;
+  };
+  std::map<pid_t, Unwaited> Unreaped;
   void reaped(pid_t Pid);
   std::map<pid_t, std::string> OrphanNotes; // crash notes of dropped clients
   unsigned NextId = 1;
@@ -285,7 +290,7 @@ Status Supervisor::spawnSession(ClientRec &C, uint64_t Token,
   C.Log = SessionLog(L->LogFd, format("client %u's session (process %d)", C.Id,
                                       static_cast<int>(C.Pid)));
   Sessions[C.Pid] = C.Ep;
-  Unreaped[C.Pid] = C.Uid;
+  Unreaped[C.Pid] = {C.Uid, std::move(L->ShmFiles)};
   Addr = std::move(L->Address);
   return Status();
 }
@@ -320,10 +325,10 @@ Status Supervisor::startInProcessSession(ClientRec &C, uint64_t Token,
     Finished->store(true);
     W->signal();
   });
-  auto Ready = awaitSessionAddress(C.CtlFd);
+  auto Ready = awaitSessionReady(C.CtlFd);
   if (!Ready)
     return Ready.status();
-  Addr = std::move(*Ready);
+  Addr = std::move(Ready->Address);
   return Status();
 }
 
@@ -454,7 +459,11 @@ void Supervisor::reaped(pid_t Pid) {
   auto It = Unreaped.find(Pid);
   if (It == Unreaped.end())
     return;
-  removeLibompRegistration(Pid, It->second);
+  removeLibompRegistration(Pid, It->second.Uid);
+  if (size_t N = removeSharedMemoryFiles(It->second.ShmFiles, It->second.Uid);
+      N && Opts.Verbose)
+    log(LogLevel::Info, "session %d left %zu shared memory file%s: removed",
+        static_cast<int>(Pid), N, N == 1 ? "" : "s");
   Unreaped.erase(It);
 }
 

@@ -70,6 +70,22 @@ TEST_F(Channel, EmptyAddressIsMalformed) {
       receiveChannelMessage(Fds[1], MsgType::SessionReady, In, 1000).ok());
 }
 
+TEST_F(Channel, ReadyCarriesItsSharedMemoryFilesWithinBounds) {
+  SessionReady Out;
+  Out.Address = {9};
+  Out.ShmFiles = {"/dev/shm/ucx_shm_posix_1f", "/dev/shm/ucx_shm_posix_2e"};
+  send(MsgType::SessionReady, Out);
+  SessionReady In;
+  ASSERT_TRUE(
+      receiveChannelMessage(Fds[1], MsgType::SessionReady, In, 1000).ok());
+  EXPECT_EQ(In.ShmFiles, Out.ShmFiles);
+  Out.ShmFiles.assign(kMaxShmFiles + 1, "/dev/shm/ucx_shm_posix_1");
+  send(MsgType::SessionReady, Out);
+  EXPECT_FALSE(
+      receiveChannelMessage(Fds[1], MsgType::SessionReady, In, 1000).ok())
+      << "more files than a session may name";
+}
+
 TEST_F(Channel, SilenceAndCloseAreErrors) {
   SessionReady In;
   Status S = receiveChannelMessage(Fds[1], MsgType::SessionReady, In, 20);
