@@ -6,6 +6,7 @@
 #include "common/log.h"
 
 #include <pwd.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace ompdpu::server {
@@ -51,6 +52,14 @@ Authenticator::create(const std::vector<std::string> &KeyFiles, bool Munge,
                    userName(K->Owner).c_str()));
     A.Keys.push_back(std::move(*K));
   }
+  std::string Socket =
+      MungeSocket.empty() ? auth::defaultMungeSocket() : MungeSocket;
+  if (struct stat St;
+      Munge && (stat(Socket.c_str(), &St) != 0 || !S_ISSOCK(St.st_mode)))
+    log(LogLevel::Warning,
+        "--munge: no munged socket at %s (yet): MUNGE clients are refused "
+        "until munged listens there",
+        Socket.c_str());
   if (A.Keys.empty() && !Munge && !Insecure)
     return Status::error(ErrorCode::Auth,
                          "no way to authenticate clients: give --key FILE "

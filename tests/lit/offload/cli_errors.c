@@ -30,6 +30,10 @@
 // RUN: not %server --listen 127.0.0.1:0 --insecure --cores 0,4000 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=CORES2
 // CORES2: ompdpu-server error: --cores: core 4000 is not one this server may run on (it may use {{[0-9][0-9,-]*}})
+// A server told to use MUNGE says at once when munged is not there.
+// RUN: %python %S/Inputs/with_server.py --server-arg --munge --server-arg --munge-socket \
+// RUN:   --server-arg %t.no-munge.sock %server -- true 2>&1 | FileCheck %s --check-prefix=MUNGE
+// MUNGE: ompdpu-server warning: --munge: no munged socket at {{.*}}no-munge.sock (yet): MUNGE clients are refused until munged listens there
 // RUN: not %ompdpu run -- %S 2>&1 | FileCheck %s --check-prefix=DIR
 // DIR: ompdpu error: cannot run '{{.*}}': it is a directory
 // As a shell: 126 for a program that cannot run, 127 for none.
