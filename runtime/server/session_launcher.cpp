@@ -2,6 +2,7 @@
 #include "server/session_launcher.h"
 
 #include "common/log.h"
+#include "server/libomp_registration.h"
 #include "server/output_ring.h"
 #include "server/session_log.h"
 
@@ -150,6 +151,9 @@ Expected<LaunchedSession> launchSession(const char *SelfExe, SessionSetup Terms,
     signal(SIGCHLD, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
     signal(SIGINT, SIG_DFL);
+    // libomp's registration name is predictable: one made in advance by
+    // another user would make libomp abort the session (root may remove it).
+    removeLibompRegistration(getpid(), User.Uid);
     if (const char *Failed = enterSessionAccount(User, Limits)) {
       childFailed(Failed);
       _exit(126);
