@@ -95,9 +95,12 @@ Status confineSession(bool SameHost) {
   // tkill names a thread alone (a single-threaded process's thread id is
   // its pid); glibc does not use it. ptrace is never needed by a kernel,
   // and pidfds could signal without naming a pid.
+  // Nor may processes it starts leave the session's process group, which
+  // the supervisor kills with it.
   for (int Call :
        {SCMP_SYS(tkill), SCMP_SYS(ptrace), SCMP_SYS(pidfd_send_signal),
-        SCMP_SYS(pidfd_open), SCMP_SYS(pidfd_getfd), SCMP_SYS(process_madvise)})
+        SCMP_SYS(pidfd_open), SCMP_SYS(pidfd_getfd), SCMP_SYS(process_madvise),
+        SCMP_SYS(setsid), SCMP_SYS(setpgid)})
     if (int Rc = seccomp_rule_add(F.Ctx, Deny, Call, 0); Rc < 0)
       return failed("rule", Rc);
   // Asynchronous I/O signals go to the descriptor's owner, which could be

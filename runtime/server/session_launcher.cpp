@@ -184,6 +184,7 @@ Expected<LaunchedSession> launchSession(const char *SelfExe, SessionSetup Terms,
                       : Expected<SessionReady>(S);
   if (!Ready) {
     if (!Reaped) { // else its pid may be another process's already
+      kill(-Pid, SIGKILL);
       kill(Pid, SIGKILL);
       waitpid(Pid, nullptr, 0);
     }

@@ -106,6 +106,8 @@ private:
                                std::vector<uint8_t> &Addr);
   void reapThreads();
   void reapChildren();
+  /// SIGKILL a session process and every process of its group.
+  void killSessionGroup(pid_t Pid);
   /// A session stopped (SIGSTOP, SIGTSTP, ...): kill it, tell its client.
   void endStoppedSession(pid_t Pid, int Sig);
   void onSessionExit(pid_t Pid, int WStatus);
@@ -430,9 +432,17 @@ void Supervisor::reapThreads() {
 
 void Supervisor::reapChildren() {
   for (;;) {
+    // Looked at before it is waited for: while it is a zombie its pid,
+    // which names its process group, cannot be another process's.
+    siginfo_t Info{};
+    if (waitid(P_ALL, 0, &Info, WEXITED | WSTOPPED | WNOHANG | WNOWAIT) != 0 ||
+        Info.si_pid <= 0)
+      return;
+    pid_t Pid = Info.si_pid;
+    if (Unreaped.count(Pid) && Info.si_code != CLD_STOPPED)
+      killSessionGroup(Pid);
     int WStatus = 0;
-    pid_t Pid = waitpid(-1, &WStatus, WNOHANG | WUNTRACED);
-    if (Pid <= 0)
+    if (waitpid(Pid, &WStatus, WNOHANG | WUNTRACED) != Pid)
       return;
     if (WIFSTOPPED(WStatus)) {
       endStoppedSession(Pid, WSTOPSIG(WStatus));
@@ -441,6 +451,13 @@ void Supervisor::reapChildren() {
     reaped(Pid);
     onSessionExit(Pid, WStatus);
   }
+}
+
+void Supervisor::killSessionGroup(pid_t Pid) {
+  // A session leads its own process group, which its kernels cannot leave
+  // (setsid and setpgid are refused): the processes they started go too.
+  kill(-Pid, SIGKILL);
+  kill(Pid, SIGKILL);
 }
 
 void Supervisor::endStoppedSession(pid_t Pid, int Sig) {
@@ -452,7 +469,7 @@ void Supervisor::endStoppedSession(pid_t Pid, int Sig) {
     if (CIt != Clients.end())
       CIt->second.StoppedBy = Sig;
   }
-  kill(Pid, SIGKILL);
+  killSessionGroup(Pid);
 }
 
 void Supervisor::reaped(pid_t Pid) {
@@ -477,7 +494,7 @@ void Supervisor::dropClient(Peer P, const char *Why) {
   ClientRec &C = It->second;
   if (C.Pid > 0) {
     // A session must not outlive its client.
-    kill(C.Pid, SIGKILL);
+    killSessionGroup(C.Pid);
     Sessions.erase(C.Pid);
   }
   if (C.Thread) {
@@ -575,7 +592,7 @@ int Supervisor::run() {
   // behind unreaped or with libomp's registration.
   while (!Unreaped.empty()) {
     pid_t Pid = Unreaped.begin()->first;
-    kill(Pid, SIGKILL);
+    killSessionGroup(Pid);
     pid_t R = waitpid(Pid, nullptr, 0);
     if (R < 0 && errno == EINTR)
       continue;
