@@ -160,6 +160,34 @@ Status DpuDevice::perform(AsyncQueue *Q, IssueFn F) {
   return Status();
 }
 
+namespace {
+/// Why an image's entries do not match the host's: `declare target link`,
+/// whose host entries have no counterpart in an ompdpu device image, or
+/// images built apart.
+std::string entryCountMismatch(size_t DeviceCount,
+                               const std::vector<HostEntry> &Host) {
+  constexpr int32_t kDeclareTargetLink = 0x1; // OMP_DECLARE_TARGET_LINK
+  const std::string Suffix = "_decl_tgt_ref_ptr";
+  std::string Linked;
+  for (const HostEntry &E : Host)
+    if (E.Size && (E.Flags & kDeclareTargetLink)) {
+      std::string Name = E.Name;
+      if (Name.size() > Suffix.size() &&
+          !Name.compare(Name.size() - Suffix.size(), Suffix.size(), Suffix))
+        Name.resize(Name.size() - Suffix.size());
+      Linked += (Linked.empty() ? "" : ", ") + Name;
+    }
+  if (!Linked.empty())
+    return format("cannot load image: `declare target link` is not "
+                  "supported (%s): use `declare target to`, or map the "
+                  "variable in the regions' clauses",
+                  Linked.c_str());
+  return format("cannot load image: it has %zu offload entries, the host "
+                "expects %zu",
+                DeviceCount, Host.size());
+}
+} // namespace
+
 Expected<std::vector<LoadedEntry>>
 DpuDevice::loadImage(const void *Image, size_t Size,
                      const std::vector<HostEntry> &Host) {
@@ -178,9 +206,7 @@ DpuDevice::loadImage(const void *Image, size_t Size,
       !S.ok())
     return S.withContext("cannot load image");
   if (Entries.size() != Host.size())
-    return Status::error(format("cannot load image: it has %zu offload "
-                                "entries, the host expects %zu",
-                                Entries.size(), Host.size()));
+    return Status::error(entryCountMismatch(Entries.size(), Host));
   std::vector<LoadedEntry> Out;
   Out.reserve(Entries.size());
   std::lock_guard<std::mutex> L(M);

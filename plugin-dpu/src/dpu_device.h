@@ -82,6 +82,7 @@ struct AsyncQueue {
 struct HostEntry {
   std::string Name;
   uint64_t Size = 0; ///< 0: a kernel
+  int32_t Flags = 0; ///< the entry's flags (OpenMP's, as clang sets them)
 };
 
 /// An entry of a loaded image, in the host entries' order.

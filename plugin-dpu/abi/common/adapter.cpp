@@ -110,7 +110,7 @@ std::vector<plugin::HostEntry> hostEntries(const __tgt_device_image &Image) {
   std::vector<plugin::HostEntry> Host;
   for (const __tgt_offload_entry *E = Image.EntriesBegin; E != Image.EntriesEnd;
        ++E)
-    Host.push_back({E->name ? E->name : "", E->size});
+    Host.push_back({E->name ? E->name : "", E->size, E->flags});
   return Host;
 }
 

@@ -3,6 +3,7 @@
 // supervisor kills the group when the session ends, so nothing the client
 // started lives on on the DPU. The child sleeps 300 s; the check after the
 // run finds it gone.
+// UNSUPPORTED: arm-vm
 // RUN: %clang-offload %s -o %t
 // RUN: %run-dpu %t > %t.out 2>&1
 // RUN: FileCheck %s < %t.out

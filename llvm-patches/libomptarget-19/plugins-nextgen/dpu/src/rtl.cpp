@@ -125,7 +125,7 @@ struct DpuDeviceTy : public GenericDeviceTy {
                                            int32_t ImageId) override {
     std::vector<::ompdpu::plugin::HostEntry> Host;
     for (auto *E = TgtImage->EntriesBegin; E != TgtImage->EntriesEnd; ++E)
-      Host.push_back({E->name ? E->name : "", E->size});
+      Host.push_back({E->name ? E->name : "", E->size, E->flags});
     size_t Size = static_cast<const char *>(TgtImage->ImageEnd) -
                   static_cast<const char *>(TgtImage->ImageStart);
     auto Loaded = Dpu.loadImage(TgtImage->ImageStart, Size, Host);
