@@ -2,9 +2,10 @@
 // account without privileges (here nobody) runs regions in its sessions,
 // small and large transfers alike. Its client attaches the session's shared
 // memory through /proc/<session>/fd and reads it by cross-memory attach,
-// which a non-dumpable session refused ("Shared memory error").
+// which a non-dumpable session refused ("Shared memory error"). LLVM 15-19
+// are left out: their runtimes are in root's private cache.
 // REQUIRES: root, server-reachable-by-others
-// UNSUPPORTED: sanitizer, arm-vm
+// UNSUPPORTED: sanitizer, arm-vm, llvm15, llvm16, llvm17, llvm18, llvm19
 // RUN: %clang-offload %s -o %t
 // RUN: chmod a+rx %t
 // RUN: cd / && setpriv --reuid=65534 --regid=65534 --clear-groups env HOME=/nonexistent TMPDIR=/tmp \
