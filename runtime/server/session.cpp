@@ -387,9 +387,10 @@ int runSession(const SessionOptions &Opts) {
   if (!Opts.SameHost) {
     // Without capabilities a session may not read a non-dumpable peer's
     // memory (cma) nor open its descriptors through /proc (UCX's posix
-    // segments): peer sessions on one machine share memory by name.
+    // segments): peer sessions on one machine share memory by name, in
+    // POSIX segments (the owner's alone; System V ones are group-readable).
     if (Confined.Transports.empty())
-      Confined.Transports = "^cma";
+      Confined.Transports = "^cma,sysv";
     setenv("UCX_POSIX_USE_PROC_LINK", "n", /*overwrite=*/0);
   }
   installCrashReporter(Opts.ControlFd);
