@@ -158,6 +158,20 @@ int main(int argc, char **argv) {
                   chose + " for this CPU)"
       : getenv("OPENBLAS_CORETYPE") ? " (OPENBLAS_CORETYPE)"
                                     : "";
+  // A core type from the environment (some machines set one for every
+  // program) may be slower than the CPU's best: the ratios would flatter.
+  if (const char *better = better_openblas_core(openblas_get_corename());
+      better && !chose && getenv("OPENBLAS_CORETYPE")) {
+    core_note += std::string(", WARNING: this CPU runs OpenBLAS's faster ") +
+                 better +
+                 " kernels, so dnnk/OpenBLAS ratios flatter dnnk: "
+                 "unset OPENBLAS_CORETYPE or set it to " +
+                 better + " for the fair reference";
+    std::fprintf(stderr,
+                 "dnnk-bench: warning: OPENBLAS_CORETYPE=%s from the "
+                 "environment is slower than this CPU's %s kernels\n",
+                 getenv("OPENBLAS_CORETYPE"), better);
+  }
   std::printf("- OpenBLAS: %s, core %s%s\n", openblas_get_config(),
               openblas_get_corename(), core_note.c_str());
   std::printf("- BLIS: %s\n", bench::blis_available()
