@@ -21,6 +21,11 @@ namespace ompdpu::server {
 
 using namespace protocol;
 
+void killSessionGroup(pid_t Pid) {
+  kill(-Pid, SIGKILL);
+  kill(Pid, SIGKILL);
+}
+
 Expected<SessionReady> awaitSessionReady(int ChannelFd) {
   SessionReady Ready;
   if (Status S = receiveChannelMessage(ChannelFd, MsgType::SessionReady, Ready,
@@ -184,8 +189,7 @@ Expected<LaunchedSession> launchSession(const char *SelfExe, SessionSetup Terms,
                       : Expected<SessionReady>(S);
   if (!Ready) {
     if (!Reaped) { // else its pid may be another process's already
-      kill(-Pid, SIGKILL);
-      kill(Pid, SIGKILL);
+      killSessionGroup(Pid);
       waitpid(Pid, nullptr, 0);
     }
     close(L.ChannelFd);

@@ -38,6 +38,11 @@ Expected<LaunchedSession> launchSession(const char *SelfExe,
                                         const SessionUser &User,
                                         const SessionLimits &Limits);
 
+/// SIGKILL a session process and every process of its group: a session
+/// leads its own, which its kernels cannot leave (setsid and setpgid are
+/// refused), so the processes they started go too.
+void killSessionGroup(pid_t Pid);
+
 /// Wait (at most 10 s) for the SessionReady of a session starting on
 /// ChannelFd.
 Expected<protocol::SessionReady> awaitSessionReady(int ChannelFd);

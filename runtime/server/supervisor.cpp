@@ -106,8 +106,6 @@ private:
                                std::vector<uint8_t> &Addr);
   void reapThreads();
   void reapChildren();
-  /// SIGKILL a session process and every process of its group.
-  void killSessionGroup(pid_t Pid);
   /// A session stopped (SIGSTOP, SIGTSTP, ...): kill it, tell its client.
   void endStoppedSession(pid_t Pid, int Sig);
   void onSessionExit(pid_t Pid, int WStatus);
@@ -451,13 +449,6 @@ void Supervisor::reapChildren() {
     reaped(Pid);
     onSessionExit(Pid, WStatus);
   }
-}
-
-void Supervisor::killSessionGroup(pid_t Pid) {
-  // A session leads its own process group, which its kernels cannot leave
-  // (setsid and setpgid are refused): the processes they started go too.
-  kill(-Pid, SIGKILL);
-  kill(Pid, SIGKILL);
 }
 
 void Supervisor::endStoppedSession(pid_t Pid, int Sig) {
