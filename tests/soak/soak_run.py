@@ -53,6 +53,30 @@ def vm_rss_kib(pid):
     return 0
 
 
+def state(pid):
+    """The process state letter from /proc (R, S, T, Z...), "" once gone."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return ""
+
+
+def signal_and_wait(pids, sig, stopped):
+    """Send sig to each pid, then wait until each is (not) stopped."""
+    for p in pids:
+        try:
+            os.kill(p, sig)
+        except ProcessLookupError:
+            pass
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        if all(state(p) in ("", "Z") or (state(p) in ("T", "t")) == stopped
+               for p in pids):
+            return
+        time.sleep(0.01)
+
+
 def alive(pid):
     try:
         with open("/proc/%d/stat" % pid) as f:
@@ -161,13 +185,17 @@ class Soak:
             os.kill(c.session, signal.SIGKILL)
 
     def freeze(self):
-        """Stop supervisor and sessions together for --freeze s, then thaw."""
-        pids = [self.server] + children(self.server)
-        for p in pids:
-            os.kill(p, signal.SIGSTOP)
+        """Stop supervisor and sessions together for --freeze s, then thaw.
+
+        Like a paused machine: the supervisor never sees a session stopped
+        (it ends stopped sessions), so it is stopped first and thawed last.
+        """
+        signal_and_wait([self.server], signal.SIGSTOP, True)
+        sessions = children(self.server)
+        signal_and_wait(sessions, signal.SIGSTOP, True)
         time.sleep(self.a.freeze)
-        for p in pids:
-            os.kill(p, signal.SIGCONT)
+        signal_and_wait(sessions, signal.SIGCONT, False)
+        signal_and_wait([self.server], signal.SIGCONT, False)
 
     def reap(self, t_end):
         """Move ended clients to done; restart killed ones while time is left."""
