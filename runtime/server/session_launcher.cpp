@@ -2,8 +2,8 @@
 #include "server/session_launcher.h"
 
 #include "common/log.h"
-#include "server/libomp_registration.h"
 #include "server/output_ring.h"
+#include "server/session_leftovers.h"
 #include "server/session_log.h"
 
 #include <cerrno>

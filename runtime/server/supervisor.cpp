@@ -7,14 +7,16 @@
 #include "protocol/messages.h"
 #include "protocol/session_channel.h"
 #include "server/authenticator.h"
+#include "server/client_record.h"
 #include "server/confinement.h"
+#include "server/core_pinning.h"
 #include "server/image_loader.h"
 #include "server/intake.h"
-#include "server/libomp_registration.h"
 #include "server/output_leftovers.h"
 #include "server/session.h"
 #include "server/session_launcher.h"
 #include "server/session_log.h"
+#include "server/session_reaper.h"
 #include "server/stop_signals.h"
 #include "transport/transport.h"
 
@@ -40,58 +42,12 @@ using transport::Peer;
 
 namespace {
 
-/// Raw output a dying session may forward per stream (it ran other
-/// people's code): a pipe's default capacity.
-constexpr size_t kMaxRawLeft = 64 * 1024;
-
-/// "0-3,6": the cores of a set, as --cores takes them.
-std::string coreListText(const cpu_set_t &Set) {
-  std::string Out;
-  for (int C = 0; C < CPU_SETSIZE; ++C) {
-    if (!CPU_ISSET(C, &Set))
-      continue;
-    int Last = C;
-    while (Last + 1 < CPU_SETSIZE && CPU_ISSET(Last + 1, &Set))
-      ++Last;
-    Out += (Out.empty() ? "" : ",") + std::to_string(C) +
-           (Last > C ? "-" + std::to_string(Last) : "");
-    C = Last;
-  }
-  return Out;
-}
-
-std::string signalDescription(int Sig) {
-  const char *Abbrev = sigabbrev_np(Sig);
-  const char *Desc = sigdescr_np(Sig);
-  return format("SIG%s (%s)", Abbrev ? Abbrev : "?", Desc ? Desc : "?");
-}
-
-/// One connected client and its session process.
-struct ClientRec {
-  unsigned Id = 0;
-  Peer Ep = nullptr;
-  pid_t Pid = -1;
-  int CtlFd = -1;
-  std::string CrashKernel; ///< the kernel a SessionCrash named
-  int StoppedBy = 0;       ///< the signal that stopped it (then killed)
-  int OutputFd = -1;       ///< the session's output area (output_ring.h)
-  std::string RawLeft[2];  ///< raw writes its crash handler forwarded
-  bool Gone = false;
-  // MPI mode: the session runs on a thread of this process.
-  std::unique_ptr<std::thread> Thread;
-  std::unique_ptr<std::atomic<bool>> StopFlag;
-  std::unique_ptr<std::atomic<bool>> Finished;
-  uid_t Uid = 0;  ///< the account its session runs as
-  SessionLog Log; ///< its session's stderr
-  bool WarnedUnexpected = false;
-};
-
 class Supervisor {
 public:
   Supervisor(const ServerOptions &O, Authenticator A, const char *Exe,
              unsigned Cores)
       : Opts(O), Auth(std::move(A)), In(Opts, Auth), SelfExe(Exe),
-        Cores(Cores) {}
+        Reaper(O.Verbose), Cores(Cores) {}
   int run();
 
 private:
@@ -106,14 +62,8 @@ private:
                                std::vector<uint8_t> &Addr);
   void reapThreads();
   void reapChildren();
-  /// A session stopped (SIGSTOP, SIGTSTP, ...): kill it, tell its client.
-  void endStoppedSession(pid_t Pid, int Sig);
   void onSessionExit(pid_t Pid, int WStatus);
-  /// What the dead session's kernels printed and it did not send.
-  void sendUnsentOutput(ClientRec &C);
-  void closeOutputArea(ClientRec &C);
   void dropClient(Peer P, const char *Why);
-  void readControl(ClientRec &C);
   void reply(Peer To, const Header &Req, int32_t Code, const std::string &Msg);
 
   ServerOptions Opts;
@@ -123,14 +73,7 @@ private:
   std::unique_ptr<transport::Worker> W;
   std::map<Peer, ClientRec> Clients;
   std::map<pid_t, Peer> Sessions;
-  /// Session processes until waited for, with what they leave behind.
-  struct Unwaited {
-    uid_t Uid;
-    std::vector<std::string> ShmFiles;
-  };
-  std::map<pid_t, Unwaited> Unreaped;
-  void reaped(pid_t Pid);
-  std::map<pid_t, std::string> OrphanNotes; // crash notes of dropped clients
+  SessionReaper Reaper;
   unsigned NextId = 1;
   unsigned Cores = 1;
   std::string SessionTransports; // UCX_TLS of the session being started
@@ -290,7 +233,7 @@ Status Supervisor::spawnSession(ClientRec &C, uint64_t Token,
   C.Log = SessionLog(L->LogFd, format("client %u's session (process %d)", C.Id,
                                       static_cast<int>(C.Pid)));
   Sessions[C.Pid] = C.Ep;
-  Unreaped[C.Pid] = {C.Uid, std::move(L->ShmFiles)};
+  Reaper.track(C.Pid, C.Uid, std::move(L->ShmFiles));
   Addr = std::move(L->Address);
   return Status();
 }
@@ -332,35 +275,6 @@ Status Supervisor::startInProcessSession(ClientRec &C, uint64_t Token,
   return Status();
 }
 
-void Supervisor::readControl(ClientRec &C) {
-  if (C.CtlFd < 0)
-    return;
-  bool Closed = false;
-  for (const ChannelFrame &F : drainChannel(C.CtlFd, Closed)) {
-    SessionCrash Crash;
-    SessionRawOutput Raw;
-    if (F.Type == MsgType::SessionCrash && decodeChannelFrame(F, Crash)) {
-      C.CrashKernel = Crash.Kernel;
-    } else if (F.Type == MsgType::SessionRawOutput &&
-               decodeChannelFrame(F, Raw)) {
-      std::string &Left = C.RawLeft[Raw.Stream - 1];
-      if (Left.size() < kMaxRawLeft)
-        Left += Raw.Bytes;
-      else
-        log(LogLevel::Warning,
-            "client %u: raw output of its dying session beyond %zu bytes "
-            "dropped",
-            C.Id, kMaxRawLeft);
-    } else if (!C.WarnedUnexpected) {
-      C.WarnedUnexpected = true; // a kernel can write to the channel
-      log(LogLevel::Warning,
-          "client %u: unexpected %s from its session (further ones are "
-          "ignored silently)",
-          C.Id, typeName(F.Type));
-    }
-  }
-}
-
 void Supervisor::onSessionExit(pid_t Pid, int WStatus) {
   auto SIt = Sessions.find(Pid);
   if (SIt == Sessions.end())
@@ -371,29 +285,16 @@ void Supervisor::onSessionExit(pid_t Pid, int WStatus) {
   if (CIt == Clients.end())
     return;
   ClientRec &C = CIt->second;
-  readControl(C);
-  const std::string &Kernel = C.CrashKernel;
-  SessionExit X;
-  if (C.StoppedBy) {
-    X.Signal = C.StoppedBy;
-    X.Message = "session process stopped by " + signalDescription(X.Signal) +
-                ", and ended: a stopped session cannot serve its client";
-  } else if (WIFSIGNALED(WStatus)) {
-    X.Signal = WTERMSIG(WStatus);
-    X.Message = "session process died: " + signalDescription(X.Signal);
-    if (!Kernel.empty())
-      X.Message += " while running kernel " + Kernel;
-  } else {
-    X.ExitCode = WEXITSTATUS(WStatus);
-    X.Message = format("session process exited with status %d", X.ExitCode);
-  }
+  C.readControl();
+  SessionExit X = C.exitReport(WStatus);
   close(C.CtlFd);
   C.CtlFd = -1;
   C.Pid = -1;
   C.Log.close();
   if (!C.Gone)
-    sendUnsentOutput(C);
-  closeOutputArea(C);
+    for (const std::vector<uint8_t> &F : C.unsentOutput())
+      W->send(C.Ep, F, nullptr, 0, nullptr);
+  C.closeOutputArea();
   if (C.Gone)
     return; // orderly end
   if (X.Signal || X.ExitCode)
@@ -401,18 +302,6 @@ void Supervisor::onSessionExit(pid_t Pid, int WStatus) {
   Header H;
   H.Type = MsgType::SessionExit;
   W->send(C.Ep, frame(H, X), nullptr, 0, nullptr);
-}
-
-void Supervisor::sendUnsentOutput(ClientRec &C) {
-  for (const std::vector<uint8_t> &F :
-       leftoverOutputFrames(C.OutputFd, C.RawLeft))
-    W->send(C.Ep, F, nullptr, 0, nullptr);
-}
-
-void Supervisor::closeOutputArea(ClientRec &C) {
-  if (C.OutputFd >= 0)
-    close(C.OutputFd);
-  C.OutputFd = -1;
 }
 
 void Supervisor::reapThreads() {
@@ -429,50 +318,16 @@ void Supervisor::reapThreads() {
 }
 
 void Supervisor::reapChildren() {
-  for (;;) {
-    // Looked at before it is waited for: while it is a zombie its pid,
-    // which names its process group, cannot be another process's.
-    siginfo_t Info{};
-    if (waitid(P_ALL, 0, &Info, WEXITED | WSTOPPED | WNOHANG | WNOWAIT) != 0 ||
-        Info.si_pid <= 0)
-      return;
-    pid_t Pid = Info.si_pid;
-    if (Unreaped.count(Pid) && Info.si_code != CLD_STOPPED)
-      killSessionGroup(Pid);
-    int WStatus = 0;
-    if (waitpid(Pid, &WStatus, WNOHANG | WUNTRACED) != Pid)
-      return;
-    if (WIFSTOPPED(WStatus)) {
-      endStoppedSession(Pid, WSTOPSIG(WStatus));
+  while (auto E = Reaper.next()) {
+    if (!E->StopSignal) {
+      onSessionExit(E->Pid, E->Status);
       continue;
     }
-    reaped(Pid);
-    onSessionExit(Pid, WStatus);
+    // Its client would wait forever: this supervisor still answers for it.
+    if (auto SIt = Sessions.find(E->Pid); SIt != Sessions.end())
+      if (auto CIt = Clients.find(SIt->second); CIt != Clients.end())
+        CIt->second.StoppedBy = E->StopSignal;
   }
-}
-
-void Supervisor::endStoppedSession(pid_t Pid, int Sig) {
-  // Its client would wait forever (this supervisor still answers for it),
-  // and nothing on the DPU would continue it.
-  auto SIt = Sessions.find(Pid);
-  if (SIt != Sessions.end()) {
-    auto CIt = Clients.find(SIt->second);
-    if (CIt != Clients.end())
-      CIt->second.StoppedBy = Sig;
-  }
-  killSessionGroup(Pid);
-}
-
-void Supervisor::reaped(pid_t Pid) {
-  auto It = Unreaped.find(Pid);
-  if (It == Unreaped.end())
-    return;
-  removeLibompRegistration(Pid, It->second.Uid);
-  if (size_t N = removeSharedMemoryFiles(It->second.ShmFiles, It->second.Uid);
-      N && Opts.Verbose)
-    log(LogLevel::Info, "session %d left %zu shared memory file%s: removed",
-        static_cast<int>(Pid), N, N == 1 ? "" : "s");
-  Unreaped.erase(It);
 }
 
 void Supervisor::dropClient(Peer P, const char *Why) {
@@ -494,7 +349,7 @@ void Supervisor::dropClient(Peer P, const char *Why) {
   }
   if (C.CtlFd >= 0)
     close(C.CtlFd);
-  closeOutputArea(C);
+  C.closeOutputArea();
   if (Opts.Verbose)
     log(LogLevel::Info, "client %u %s", C.Id, Why);
   Clients.erase(It);
@@ -561,7 +416,7 @@ int Supervisor::run() {
     reapChildren();
     reapThreads();
     for (auto &[P, C] : Clients) {
-      readControl(C);
+      C.readControl();
       C.Log.relay();
     }
     In.dropLate();
@@ -581,19 +436,7 @@ int Supervisor::run() {
   }
   // Kill every session process and wait for each, so that none is left
   // behind unreaped or with libomp's registration.
-  while (!Unreaped.empty()) {
-    pid_t Pid = Unreaped.begin()->first;
-    killSessionGroup(Pid);
-    pid_t R = waitpid(Pid, nullptr, 0);
-    if (R < 0 && errno == EINTR)
-      continue;
-    if (R == Pid)
-      reaped(Pid);
-    else
-      Unreaped.erase(Pid); // not our child any more
-  }
-  while (waitpid(-1, nullptr, WNOHANG) > 0) {
-  }
+  Reaper.killAll();
   if (Opts.Verbose)
     log(LogLevel::Info, "stopped");
   return 0;
@@ -607,30 +450,11 @@ int runSupervisor(const ServerOptions &Opts, const char *SelfExe) {
     log(LogLevel::Error, "%s", S.message().c_str());
     return 1;
   }
-  // Pin the supervisor and (by inheritance) every session to --cores.
-  cpu_set_t Set;
-  CPU_ZERO(&Set);
-  if (!O.Cores.empty()) {
-    cpu_set_t Allowed;
-    CPU_ZERO(&Allowed);
-    sched_getaffinity(0, sizeof(Allowed), &Allowed);
-    for (int C : O.Cores) {
-      if (C >= CPU_SETSIZE || !CPU_ISSET(C, &Allowed)) {
-        log(LogLevel::Error,
-            "--cores: core %d is not one this server may run on (it may "
-            "use %s)",
-            C, coreListText(Allowed).c_str());
-        return 2;
-      }
-      CPU_SET(C, &Set);
-    }
-    if (sched_setaffinity(0, sizeof(Set), &Set) != 0) {
-      log(LogLevel::Error, "--cores: cannot pin to those cores: %s",
-          std::strerror(errno));
-      return 2;
-    }
+  auto Cores = pinToCores(O.Cores);
+  if (!Cores) {
+    log(LogLevel::Error, "%s", Cores.status().message().c_str());
+    return 2;
   }
-  sched_getaffinity(0, sizeof(Set), &Set);
   if (O.Memory == 0) {
     long Pages = sysconf(_SC_PHYS_PAGES), PageSize = sysconf(_SC_PAGESIZE);
     O.Memory = static_cast<uint64_t>(Pages) * PageSize / 10 * 9;
@@ -648,8 +472,7 @@ int runSupervisor(const ServerOptions &Opts, const char *SelfExe) {
   else if (O.Verbose)
     log(LogLevel::Info, "clients authenticate with %s",
         Auth->describe().c_str());
-  Supervisor S(O, std::move(*Auth), SelfExe,
-               static_cast<unsigned>(CPU_COUNT(&Set)));
+  Supervisor S(O, std::move(*Auth), SelfExe, *Cores);
   return S.run();
 }
 

@@ -1,5 +1,5 @@
-//===- libomp_registration.cpp - What a session leaves in /dev/shm -------===//
-#include "server/libomp_registration.h"
+//===- session_leftovers.cpp - What a session leaves in /dev/shm ---------===//
+#include "server/session_leftovers.h"
 
 #include "transport/shm_files.h"
 

@@ -1,4 +1,4 @@
-//===- libomp_registration.h - What sessions leave in /dev/shm -*- C++ -*-===//
+//===- session_leftovers.h - What sessions leave in /dev/shm ---*- C++ -*-===//
 #pragma once
 
 #include <string>
