@@ -73,10 +73,10 @@ Expected<AuthProof> answerChallenge(const Credentials &C, const Hello &Hi,
   if (C.Method == AuthMethod::Key) {
     if (!auth::keyProofMatches(*C.Key, Server, Ch.Proof))
       return Status::error(ErrorCode::Auth,
-                           format("the server does not hold key %s: it is "
-                                  "not the server it claims to be, or has "
-                                  "another key",
-                                  C.Key->Path.c_str()));
+                           format("the server does not hold key %s: it "
+                                  "has another key or none for user '%s', "
+                                  "or is not the server it claims to be",
+                                  C.Key->Path.c_str(), Hi.User.c_str()));
     P.Proof = auth::keyProof(*C.Key, Mine);
     return P;
   }

@@ -6,6 +6,7 @@
 #include "common/log.h"
 
 #include <pwd.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -30,6 +31,9 @@ Authenticator::create(const std::vector<std::string> &KeyFiles, bool Munge,
   A.Munge = Munge;
   A.MungeSocket = MungeSocket;
   A.Insecure = Insecure;
+  if (getrandom(A.Decoy.Bytes.data(), A.Decoy.Bytes.size(), 0) !=
+      static_cast<ssize_t>(A.Decoy.Bytes.size()))
+    return Status::error(ErrorCode::Auth, "getrandom failed");
   for (const std::string &Path : KeyFiles) {
     auto K = auth::loadKeyFile(Path);
     if (!K)
@@ -113,11 +117,13 @@ Expected<AuthChallenge> Authenticator::challenge(const Hello &Hi,
                          "client a key (OMPDPU_KEY) or use MUNGE");
   case AuthMethod::Key:
     State.UsedKey = keyOf(Hi.User);
-    if (!State.UsedKey)
-      return Status::error(
-          ErrorCode::Auth,
-          format("this server has no key for user '%s'", Hi.User.c_str()));
-    C.Proof = auth::keyProof(*State.UsedKey, Mine);
+    State.NoKey = !State.UsedKey;
+    if (State.NoKey)
+      log(LogLevel::Note,
+          "a client asks as user '%s', who has no key on this server: it "
+          "will be refused as with a wrong key",
+          Hi.User.c_str());
+    C.Proof = auth::keyProof(State.NoKey ? Decoy : *State.UsedKey, Mine);
     return C;
   case AuthMethod::Munge: {
     if (!Munge)
@@ -138,8 +144,9 @@ Expected<Identity> Authenticator::verify(const PendingAuth &State,
                                          const AuthProof &Proof) const {
   auto Theirs = auth::transcript(Role::Client, State.User, State.ClientNonce,
                                  State.ServerNonce);
-  if (State.Method == AuthMethod::Key && State.UsedKey) {
-    if (!auth::keyProofMatches(*State.UsedKey, Theirs, Proof.Proof))
+  if (State.Method == AuthMethod::Key && (State.UsedKey || State.NoKey)) {
+    if (State.NoKey ||
+        !auth::keyProofMatches(*State.UsedKey, Theirs, Proof.Proof))
       return Status::error(
           ErrorCode::Auth,
           format("wrong key for user '%s' (the proof does not match this "

@@ -33,6 +33,7 @@ struct PendingAuth {
   std::vector<uint8_t> ClientNonce;
   std::vector<uint8_t> ServerNonce;
   const auth::Key *UsedKey = nullptr;
+  bool NoKey = false; ///< answered with the decoy: refused like a wrong key
 };
 
 class Authenticator {
@@ -64,6 +65,9 @@ private:
   const auth::Key *keyOf(const std::string &User) const;
 
   std::vector<auth::Key> Keys;
+  /// A random key no one holds: the challenge for a user without a key, so
+  /// that clients cannot tell which users have keys here.
+  auth::Key Decoy;
   bool Munge = false;
   std::string MungeSocket;
   bool Insecure = false;

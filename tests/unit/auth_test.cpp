@@ -198,7 +198,8 @@ TEST_F(AuthTest, AReplayedHandshakeIsRefused) {
 }
 
 TEST_F(AuthTest, ClientsWithoutProofOrKnownUserAreRefused) {
-  auto Server = serverWith(newKey("k"));
+  std::string P = newKey("k");
+  auto Server = serverWith(P);
   Hello Anonymous;
   server::PendingAuth State;
   auto Ch = Server.challenge(Anonymous, State);
@@ -210,8 +211,16 @@ TEST_F(AuthTest, ClientsWithoutProofOrKnownUserAreRefused) {
   Stranger.User = "no-such-user-here";
   Stranger.ClientNonce.assign(kNonceBytes, 1);
   Ch = Server.challenge(Stranger, State);
-  ASSERT_FALSE(Ch);
-  EXPECT_NE(Ch.status().message().find("no key for user"), std::string::npos);
+  ASSERT_TRUE(Ch) << "a user without a key is challenged like any other";
+  // Even a proof with a key the server holds (another user's) is refused.
+  AuthProof Guess;
+  Guess.Proof = auth::keyProof(
+      *auth::loadKeyFile(P), auth::transcript(auth::Role::Client, Stranger.User,
+                                    Stranger.ClientNonce, Ch->ServerNonce));
+  auto Id = Server.verify(State, Guess);
+  ASSERT_FALSE(Id);
+  EXPECT_NE(Id.status().message().find("wrong key for user"),
+            std::string::npos);
   Hello NoMunge = Stranger;
   NoMunge.Method = AuthMethod::Munge;
   EXPECT_FALSE(Server.challenge(NoMunge, State));
