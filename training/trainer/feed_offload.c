@@ -352,7 +352,13 @@ void off_grad_issue(feeder *f, const float *params, const float *x,
   atomic_store(done, 0);
   atomic_fetch_add(live, 1);
   f->grad_t0 = now_s();
-  /* x is an augmented slot: already on the DPU, where it was made. */
+  /* x is an augmented slot: already on the DPU, where it was made. The key
+   * travels as scalars: a struct is mapped from its address, and this
+   * deferred task runs after that stack slot was reused (clang 14 does so
+   * even with firstprivate). */
+  uint64_t key_seed = key.seed;
+  uint32_t key_step = key.step;
+  long key_first = key.first_image;
 #pragma omp target device(dev) nowait map(always, to                           \
                                           : params [0:np])                     \
     map(to                                                                     \
@@ -365,7 +371,8 @@ void off_grad_issue(feeder *f, const float *params, const float *x,
     if (dev_trainer_n == 0 && dnnt_trainer_init(&dev_trainer, net, cap) == 0)
       dev_trainer_n = cap;
     long c = 0;
-    res[0] = dnnt_forward_train(&dev_trainer, params, x, labels, k, key, &c);
+    dnnt_batch_key dkey = {key_seed, key_step, key_first};
+    res[0] = dnnt_forward_train(&dev_trainer, params, x, labels, k, dkey, &c);
     dnnt_backward(&dev_trainer, params, labels, k, scale, gw, NULL, NULL);
     res[1] = (float)c;
   }
