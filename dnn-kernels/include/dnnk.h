@@ -31,7 +31,10 @@ extern "C" {
 enum dnnk_trans { DNNK_NO_TRANS = 0, DNNK_TRANS = 1 };
 
 /* C = alpha * op(A) * op(B) + beta * C, row-major; op(A) is m x k, op(B) is
- * k x n. With beta == 0, C is not read (as in BLAS). Parallel over blocks. */
+ * k x n. With beta == 0, C is not read (as in BLAS). Parallel over blocks.
+ * Arguments out of range (a negative size, a leading dimension below its
+ * row length, a flag that is not a dnnk_trans) stop the program with
+ * "dnnk error: dnnk_sgemm: ...", as BLAS's xerbla does. */
 void dnnk_sgemm(int trans_a, int trans_b, int m, int n, int k, float alpha,
                 const float *a, int lda, const float *b, int ldb, float beta,
                 float *c, int ldc);
@@ -65,9 +68,18 @@ typedef struct dnnk_conv_desc {
   int dil_h, dil_w;       /* dilation; 0 (left out of an initialiser) = 1 */
 } dnnk_conv_desc;
 
-/* Output height, (h + 2 pad_h - dil_h (kh - 1) - 1) / stride_h + 1. */
+/* NULL when d is a layer the passes take, else what is wrong with it ("the
+ * kernel is wider than the padded input", ...): every size at least 1,
+ * strides at least 1, padding and dilation not negative, the dilated kernel
+ * within the padded input, and the tensors' and column matrix's element
+ * counts below 2^31. Every pass, workspace query, im2col and col2im checks
+ * its layer and stops the program with "dnnk error: ..." when it is not. */
+const char *dnnk_conv_check(const dnnk_conv_desc *d);
+/* Output height, (h + 2 pad_h - dil_h (kh - 1) - 1) / stride_h + 1; 0 when
+ * the stride is below 1 or the dilated kernel exceeds the padded input. */
 int dnnk_conv_out_h(const dnnk_conv_desc *d);
-/* Output width, (w + 2 pad_w - dil_w (kw - 1) - 1) / stride_w + 1. */
+/* Output width, (w + 2 pad_w - dil_w (kw - 1) - 1) / stride_w + 1; 0 as
+ * dnnk_conv_out_h. */
 int dnnk_conv_out_w(const dnnk_conv_desc *d);
 /* Floats of scratch for any of the three convolution passes, at any thread
  * count: the im2col column matrix plus a k x P matrix, as before convGemm

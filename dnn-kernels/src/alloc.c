@@ -19,4 +19,9 @@ void *dnnk_alloc(size_t bytes, const char *what) {
   return p;
 }
 
+void dnnk_fail(const char *fn, const char *why) {
+  fprintf(stderr, "dnnk error: %s: %s\n", fn, why);
+  abort();
+}
+
 #pragma omp end declare target

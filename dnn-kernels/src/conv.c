@@ -7,11 +7,14 @@
  *   backward weights: dW (k x Q) = dY (k x P) * B_x^T.
  * No column matrix exists in any pass (im2col.c keeps the explicit lowering
  * as public routines). */
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "conv1x1.h"
 #include "conv_c1.h"
+#include "conv_check.h"
 #include "convblk.h"
 #include "convgemm.h"
 #include "dnnk.h"
@@ -22,14 +25,56 @@
 /* Dilation of an axis (0 in the descriptor means none). */
 static inline int dil(int v) { return v > 1 ? v : 1; }
 
+/* Outputs along one axis; 0 when the stride or the kernel's span leave
+ * none (C's division would round a negative room up to one). */
+static int out_len(long size, long pad, long k, long dl, long stride) {
+  long room = size + 2 * pad - (dl * (k - 1) + 1);
+  if (stride < 1 || k < 1 || room < 0)
+    return 0;
+  long n = room / stride + 1;
+  return n > INT_MAX ? 0 : (int)n;
+}
+
 int dnnk_conv_out_h(const dnnk_conv_desc *d) {
-  int span = dil(d->dil_h) * (d->kh - 1) + 1;
-  return (d->h + 2 * d->pad_h - span) / d->stride_h + 1;
+  return out_len(d->h, d->pad_h, d->kh, dil(d->dil_h), d->stride_h);
 }
 
 int dnnk_conv_out_w(const dnnk_conv_desc *d) {
-  int span = dil(d->dil_w) * (d->kw - 1) + 1;
-  return (d->w + 2 * d->pad_w - span) / d->stride_w + 1;
+  return out_len(d->w, d->pad_w, d->kw, dil(d->dil_w), d->stride_w);
+}
+
+const char *dnnk_conv_check(const dnnk_conv_desc *d) {
+  if (!d)
+    return "no layer (NULL descriptor)";
+  if (d->n < 1 || d->c < 1 || d->h < 1 || d->w < 1)
+    return "the batch, input channels, height and width must be at least 1";
+  if (d->k < 1 || d->kh < 1 || d->kw < 1)
+    return "the output channels and kernel sizes must be at least 1";
+  if (d->stride_h < 1 || d->stride_w < 1)
+    return "the strides must be at least 1";
+  if (d->pad_h < 0 || d->pad_w < 0 || d->dil_h < 0 || d->dil_w < 0)
+    return "padding and dilation must not be negative";
+  if (dnnk_conv_out_h(d) < 1)
+    return "the kernel (with its dilation) is taller than the padded input";
+  if (dnnk_conv_out_w(d) < 1)
+    return "the kernel (with its dilation) is wider than the padded input";
+  const double lim = 2147483647.0;
+  double taps = (double)d->c * d->kh * d->kw;
+  double points = (double)d->n * dnnk_conv_out_h(d) * dnnk_conv_out_w(d);
+  if ((double)d->n * d->c * d->h * d->w > lim || taps * d->k > lim ||
+      points * d->k > lim || taps * points > lim ||
+      2.0 * d->pad_h + d->h > lim || 2.0 * d->pad_w + d->w > lim)
+    return "the layer is too large (a tensor or the column matrix would have "
+           "2^31 elements or more)";
+  return NULL;
+}
+
+void dnnk_require_conv(const dnnk_conv_desc *d, const char *fn) {
+  const char *why = dnnk_conv_check(d);
+  if (why) {
+    fprintf(stderr, "dnnk error: %s: invalid convolution: %s\n", fn, why);
+    abort();
+  }
 }
 
 /* Forward taps of one axis: kernel index i reads i * dil - pad. */
@@ -165,6 +210,7 @@ static inline size_t max_sz(size_t a, size_t b) { return a > b ? a : b; }
 
 size_t dnnk_conv_workspace_fused(const dnnk_conv_desc *d, int layout,
                                  int threads) {
+  dnnk_require_conv(d, "dnnk_conv_workspace_fused");
   if (threads <= 0)
     threads = omp_get_max_threads();
   if (layout == DNNK_NCHWC)
@@ -193,6 +239,7 @@ size_t dnnk_conv_workspace_fused(const dnnk_conv_desc *d, int layout,
 }
 
 size_t dnnk_conv_workspace(const dnnk_conv_desc *d) {
+  dnnk_require_conv(d, "dnnk_conv_workspace");
   /* The im2col method's size, as before: thread-independent, so host and
    * device agree. The fused passes run in it with as many threads as fit
    * (on tiny layers where not even one fits, they allocate). */
@@ -203,6 +250,7 @@ size_t dnnk_conv_workspace(const dnnk_conv_desc *d) {
 void dnnk_conv2d_forward_ex(const dnnk_conv_desc *d, int layout, const float *x,
                             const float *wt, const float *bias, float *y,
                             float *workspace, size_t ws_floats) {
+  dnnk_require_conv(d, "dnnk_conv2d_forward");
   if (layout == DNNK_NCHWC) {
     bk_forward(d, x, wt, bias, y, workspace, ws_floats);
     return;
@@ -220,6 +268,7 @@ void dnnk_conv2d_forward_ex(const dnnk_conv_desc *d, int layout, const float *x,
 void dnnk_conv2d_backward_data_ex(const dnnk_conv_desc *d, int layout,
                                   const float *dy, const float *wt, float *dx,
                                   float *workspace, size_t ws_floats) {
+  dnnk_require_conv(d, "dnnk_conv2d_backward_data");
   if (layout == DNNK_NCHWC) {
     bk_backward_data(d, dy, wt, dx, workspace, ws_floats);
     return;
@@ -268,6 +317,7 @@ void dnnk_conv2d_backward_weights_ex(const dnnk_conv_desc *d, int layout,
                                      const float *x, const float *dy,
                                      float *dwt, float *dbias, float *workspace,
                                      size_t ws_floats) {
+  dnnk_require_conv(d, "dnnk_conv2d_backward_weights");
   if (layout == DNNK_NCHWC) {
     bk_backward_weights(d, x, dy, dwt, dbias, workspace, ws_floats);
     return;
@@ -288,7 +338,8 @@ void dnnk_conv2d_backward_weights_ex(const dnnk_conv_desc *d, int layout,
 
 /* The size of a caller's workspace (0 for none). */
 static size_t given(const dnnk_conv_desc *d, const float *ws) {
-  return ws ? dnnk_conv_workspace(d) : 0;
+  /* An invalid layer is reported by the pass, under its own name. */
+  return ws && !dnnk_conv_check(d) ? dnnk_conv_workspace(d) : 0;
 }
 
 void dnnk_conv2d_forward(const dnnk_conv_desc *d, const float *x,

@@ -41,6 +41,8 @@
 
 /* Smaller of two ints. */
 static inline int min_int(int a, int b) { return a < b ? a : b; }
+/* Larger of two ints. */
+static inline int max_int(int a, int b) { return a > b ? a : b; }
 
 /* Number of size-step blocks needed to cover n. */
 static inline int blocks(int n, int step) { return (n + step - 1) / step; }
@@ -357,7 +359,20 @@ static void gemm_split_k(int trans_a, int trans_b, int m, int n, int k,
 void dnnk_sgemm(int trans_a, int trans_b, int m, int n, int k, float alpha,
                 const float *a, int lda, const float *b, int ldb, float beta,
                 float *c, int ldc) {
-  if (m <= 0 || n <= 0)
+  /* As BLAS's xerbla: an argument out of range names itself and stops. */
+  const char *bad =
+      (trans_a != DNNK_NO_TRANS && trans_a != DNNK_TRANS)
+          ? "trans_a is neither DNNK_NO_TRANS nor DNNK_TRANS"
+      : (trans_b != DNNK_NO_TRANS && trans_b != DNNK_TRANS)
+          ? "trans_b is neither DNNK_NO_TRANS nor DNNK_TRANS"
+      : m < 0 || n < 0 || k < 0           ? "m, n or k is negative"
+      : lda < max_int(1, trans_a ? m : k) ? "lda is below the row length of A"
+      : ldb < max_int(1, trans_b ? k : n) ? "ldb is below the row length of B"
+      : ldc < max_int(1, n)               ? "ldc is below n"
+                                          : NULL;
+  if (bad)
+    dnnk_fail("dnnk_sgemm", bad);
+  if (m == 0 || n == 0)
     return;
   if (k <= 0 || alpha == 0.0f) {
     if (beta != 1.0f)

@@ -6,6 +6,7 @@
  * output range of each row once, so the inner loops have no branches. */
 #include <string.h>
 
+#include "conv_check.h"
 #include "dnnk.h"
 
 #pragma omp declare target
@@ -30,7 +31,8 @@ static inline int end_valid(int off, int s, int size, int out) {
 /* Fills one row of the column matrix (one channel, one kernel tap). */
 static void im2col_row(const float *xc, int h, int w, int oh, int ow, int sh,
                        int sw, int offy, int offx, float *row) {
-  int ox0 = first_valid(offx, sw),
+  /* Clamped: a tap whose padding spans the whole row writes no further. */
+  int ox0 = min_int(first_valid(offx, sw), ow),
       ox1 = max_int(ox0, end_valid(offx, sw, w, ow));
   for (int oy = 0; oy < oh; ++oy) {
     float *dst = row + (long)oy * ow;
@@ -56,7 +58,11 @@ static void im2col_row(const float *xc, int h, int w, int oh, int ow, int sh,
 
 void dnnk_im2col(const float *x, int c, int h, int w, int kh, int kw, int sh,
                  int sw, int ph, int pw, float *col, long ldcol) {
-  int oh = (h + 2 * ph - kh) / sh + 1, ow = (w + 2 * pw - kw) / sw + 1;
+  dnnk_conv_desc d = {1, c, h, w, 1, kh, kw, sh, sw, ph, pw, 1, 1};
+  dnnk_require_conv(&d, "dnnk_im2col");
+  int oh = dnnk_conv_out_h(&d), ow = dnnk_conv_out_w(&d);
+  if (ldcol < (long)oh * ow)
+    dnnk_fail("dnnk_im2col", "ldcol is below oh * ow");
   int rows = c * kh * kw;
 #pragma omp parallel for schedule(static) if (rows * (long)oh * ow > 16384)
   for (int r = 0; r < rows; ++r) {
@@ -87,9 +93,13 @@ static void col2im_row(const float *row, int h, int w, int oh, int ow, int sh,
 
 void dnnk_col2im(const float *col, long ldcol, int c, int h, int w, int kh,
                  int kw, int sh, int sw, int ph, int pw, float *x) {
-  int oh = (h + 2 * ph - kh) / sh + 1, ow = (w + 2 * pw - kw) / sw + 1;
-  /* Parallel over channels: the taps of one channel all add into the same
-   * plane, so they stay in one thread and need no atomics. */
+  dnnk_conv_desc d = {1, c, h, w, 1, kh, kw, sh, sw, ph, pw, 1, 1};
+  dnnk_require_conv(&d, "dnnk_col2im");
+  int oh = dnnk_conv_out_h(&d), ow = dnnk_conv_out_w(&d);
+  if (ldcol < (long)oh * ow)
+    dnnk_fail("dnnk_col2im", "ldcol is below oh * ow");
+    /* Parallel over channels: the taps of one channel all add into the same
+     * plane, so they stay in one thread and need no atomics. */
 #pragma omp parallel for schedule(static) if ((long)c * kh * kw * oh * ow >    \
                                               16384)
   for (int ci = 0; ci < c; ++ci) {

@@ -181,4 +181,62 @@ TEST(Conv, Im2colKnownValues) {
     EXPECT_EQ(col[i], want[i]) << i;
 }
 
+TEST(Conv, Im2colWritesNoFurtherThanEachRow) {
+  // A 2x6 kernel with 2 columns of padding on a 2x2 image: one output, and
+  // the taps in the padding reach past it. The gap up to ldcol is the
+  // caller's.
+  float x[4] = {1, 2, 3, 4};
+  const long ld = 4, rows = 12;
+  std::vector<float> col(rows * ld, -7.0f);
+  dnnk_im2col(x, 1, 2, 2, 2, 6, 1, 1, 0, 2, col.data(), ld);
+  for (long r = 0; r < rows; ++r)
+    for (long j = 1; j < ld; ++j)
+      EXPECT_EQ(col[r * ld + j], -7.0f) << "row " << r << " column " << j;
+}
+
+TEST(Conv, InvalidLayersAreNamed) {
+  dnnk_conv_desc ok = {2, 3, 8, 8, 4, 3, 3, 1, 1, 1, 1};
+  EXPECT_EQ(dnnk_conv_check(&ok), nullptr);
+  auto why = [&](auto change) {
+    dnnk_conv_desc d = ok;
+    change(d);
+    const char *w = dnnk_conv_check(&d);
+    return std::string(w ? w : "(valid)");
+  };
+  EXPECT_NE(why([](auto &d) { d.stride_h = 0; }).find("strides"),
+            std::string::npos);
+  EXPECT_NE(why([](auto &d) { d.c = 0; }).find("input channels"),
+            std::string::npos);
+  EXPECT_NE(why([](auto &d) { d.kw = -1; }).find("kernel sizes"),
+            std::string::npos);
+  EXPECT_NE(why([](auto &d) { d.pad_w = -1; }).find("negative"),
+            std::string::npos);
+  // (3 - 5) / 4 + 1 is 1 in C: the kernel still does not fit.
+  dnnk_conv_desc wide = {1, 1, 3, 3, 1, 5, 5, 4, 4, 0, 0};
+  EXPECT_EQ(dnnk_conv_out_h(&wide), 0);
+  EXPECT_NE(std::string(dnnk_conv_check(&wide)).find("taller"),
+            std::string::npos);
+  EXPECT_NE(why([](auto &d) { d.n = 1 << 20, d.c = 1 << 12; }).find("large"),
+            std::string::npos);
+}
+
+TEST(ConvDeathTest, PassesStopOnInvalidLayers) {
+  dnnk_conv_desc d = {1, 0, 8, 8, 4, 3, 3, 1, 1, 1, 1};
+  std::vector<float> buf(4096);
+  EXPECT_DEATH(dnnk_conv2d_forward(&d, buf.data(), buf.data(), nullptr,
+                                   buf.data(), nullptr),
+               "dnnk error: dnnk_conv2d_forward: invalid convolution: the "
+               "batch, input channels");
+  d = {1, 1, 3, 3, 1, 5, 5, 1, 1, 0, 0};
+  EXPECT_DEATH(dnnk_conv2d_backward_weights_ex(&d, DNNK_NCHWC, buf.data(),
+                                               buf.data(), buf.data(), nullptr,
+                                               nullptr, 0),
+               "dnnk_conv2d_backward_weights: invalid convolution: the kernel");
+  EXPECT_DEATH(dnnk_conv_workspace_fused(&d, DNNK_NCHW, 2),
+               "dnnk_conv_workspace_fused: invalid");
+  EXPECT_DEATH(
+      dnnk_im2col(buf.data(), 1, 4, 4, 3, 3, 1, 1, 0, 0, buf.data(), 3),
+      "dnnk_im2col: ldcol is below");
+}
+
 } // namespace

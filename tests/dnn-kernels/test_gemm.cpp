@@ -199,4 +199,18 @@ TEST(Gemm, SubmatrixLeavesNeighboursAlone) {
         ASSERT_EQ(c[i * ldc + j], 42.0f) << i << "," << j;
 }
 
+TEST(GemmDeathTest, ArgumentsOutOfRangeNameThemselves) {
+  float a[16] = {0}, b[16] = {0}, c[16] = {0};
+  EXPECT_DEATH(dnnk_sgemm(0, 0, -1, 2, 2, 1, a, 2, b, 2, 0, c, 2),
+               "dnnk error: dnnk_sgemm: m, n or k is negative");
+  EXPECT_DEATH(dnnk_sgemm(7, 0, 2, 2, 2, 1, a, 2, b, 2, 0, c, 2),
+               "dnnk_sgemm: trans_a is neither");
+  EXPECT_DEATH(dnnk_sgemm(0, 0, 2, 2, 3, 1, a, 2, b, 2, 0, c, 2),
+               "dnnk_sgemm: lda is below");
+  EXPECT_DEATH(dnnk_sgemm(0, 1, 2, 2, 3, 1, a, 3, b, 2, 0, c, 2),
+               "dnnk_sgemm: ldb is below");
+  EXPECT_DEATH(dnnk_sgemm(0, 0, 2, 2, 2, 1, a, 2, b, 2, 0, c, 1),
+               "dnnk_sgemm: ldc is below n");
+}
+
 } // namespace
