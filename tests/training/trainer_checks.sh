@@ -6,7 +6,9 @@
 # ways         host, offload and mpi train the same network: identical
 #              epoch lines (but times) and final weight hash
 # ranks        2 host ranks, data parallel: the host way, the offload way
-#              with a DPU per rank and the mpi way with 2 DPU ranks agree
+#              with a DPU per rank and the mpi way with 2 DPU ranks agree;
+#              DPU ranks with other options than their host ranks' are
+#              refused
 # worker       the DPU also trains a share of each batch (chosen from the
 #              measured speeds): it gets a share, and after ten steps the
 #              weights and momentum are the host way's up to the rounding
@@ -20,10 +22,11 @@
 # dpu-killed   the DPU server killed mid-run: a warning naming the device,
 #              the run completes with the host way's weights
 # data-errors  truncated, corrupt and missing data files, test images of
-#              another shape: exit status 2 and a message naming the file,
-#              no crash
-# bad-options  option values out of range, not numbers or unknown words, and
-#              outputs that cannot be written: exit status 2 and a message
+#              another shape, images of another size than the model's input:
+#              exit status 2 and a message naming the file, no crash
+# bad-options  option values out of range, not numbers or unknown words,
+#              --role dpu without --way mpi, and outputs that cannot be
+#              written (also as root: a directory, /proc): exit status 2 and a message
 #              naming the option and its value, before any training; a run
 #              whose loss diverges stops with an error
 set -u
@@ -87,6 +90,13 @@ ranks)
     figures $w.out >$w.fig
     cmp -s host.fig $w.fig || fail "$w differs from host: $(diff host.fig $w.fig)"
   done
+  # DPU ranks started with other options: refused before any batch (they
+  # would augment other batches, or larger ones than their buffers).
+  $mpirun -np 2 "$train" --way mpi $tiny : -np 2 "$train" --way mpi --role dpu $tiny --batch 32 \
+    >mismatch.out 2>&1 && fail "mpi: DPU ranks with another --batch ran"
+  grep -q "this DPU rank's options differ from those of its host rank (MPI rank [01]): --batch 64 (this run: 32)" \
+    mismatch.out || fail "mpi: no message on the DPU ranks' options"
+  ! grep -q "^epoch" mismatch.out || fail "mpi: trained with mismatched DPU ranks"
   ;;
 worker)
   # Ten steps each; the checkpoints hold the weights and the momentum (the
@@ -133,7 +143,7 @@ resume)
     fail "no message on the appended byte"
   mkdir dir.ck
   "$train" --way host $small --checkpoint dir.ck --resume >dir.out 2>&1
-  grep -q "error: --resume: dir.ck: is a directory" dir.out || fail "no message on a directory"
+  grep -q "error: --checkpoint dir.ck: is a directory" dir.out || fail "no message on a directory"
   "$train" --way host $small --lr 0.05 --no-flip --checkpoint part.ck --resume >lr.out 2>&1
   [ $? -eq 2 ] || fail "resumed with another learning rate"
   grep -q "error: --resume: part.ck was written with other settings: flip yes (this run: no), --lr 0.02 (this run: 0.05)$" lr.out ||
@@ -226,6 +236,18 @@ PY
   [ $? -eq 2 ] || fail "shape: trained on test images of another shape"
   grep -q "error: shape/t10k-images-idx3-ubyte.gz: images of 14x56, the training set's are 28x28" \
     shape.out || fail "no message on the test images' shape"
+  # Both sets of another shape than the model's input: refused, not read
+  # past their end.
+  /usr/bin/python3 - <<'PY' || fail "cannot make the 32x32 set"
+import gzip, struct
+for split, n in (("train", 256), ("t10k", 64)):
+    with gzip.open(f"shape/{split}-images-idx3-ubyte.gz", "wb") as f:
+        f.write(struct.pack(">IIII", 0x803, n, 32, 32) + bytes(i % 251 for i in range(n * 1024)))
+PY
+  "$train" --data shape --epochs 1 --quiet >shape32.out 2>&1
+  [ $? -eq 2 ] || fail "shape32: exit status other than 2"
+  grep -q "error: shape/train-images-idx3-ubyte.gz: images of 1 channel of 32x32, the cnn model takes 1 of 28x28" \
+    shape32.out || fail "no message on the model's input shape"
   mkdir trunc corrupt missing
   cp good/* trunc/ && cp good/* corrupt/ && cp good/t10k* missing/
   f=trunc/train-images-idx3-ubyte.gz
@@ -272,6 +294,9 @@ bad-options)
 --warmup 5|--warmup 5: more epochs than the run's 1
 --json nowhere/x.json|--json nowhere/x.json: cannot write in nowhere
 --checkpoint nowhere/c|--checkpoint nowhere/c: cannot write in nowhere
+--checkpoint .|--checkpoint .: is a directory
+--json /proc/x.json|--json /proc/x.json: cannot write in /proc
+--role dpu|--role dpu is the DPU side of --way mpi
 CASES
   "$train" --epochs 1 --train-limit 640 --test-limit 64 --quiet --lr 10 \
     --momentum 0.99 >diverged.out 2>&1

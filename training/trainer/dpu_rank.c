@@ -17,6 +17,21 @@ typedef struct dpu_state {
   dnnt_eval_result val;
 } dpu_state;
 
+/* A DPU rank started with other options would augment other batches, or
+ * overflow its buffers with larger ones: it must run the host's. */
+static void check_settings(const run *r, int host) {
+  char theirs[FEED_SETTINGS_BYTES], mine[FEED_SETTINGS_BYTES], diff[1024];
+  MPI_Recv(theirs, (int)sizeof theirs, MPI_CHAR, host, TAG_TEST, MPI_COMM_WORLD,
+           MPI_STATUS_IGNORE);
+  theirs[sizeof theirs - 1] = 0;
+  run_settings_text(r, mine, sizeof mine);
+  if (run_settings_differences(theirs, mine, diff, sizeof diff) ||
+      strcmp(theirs, mine))
+    die("--role dpu: this DPU rank's options differ from those of its host "
+        "rank (MPI rank %d): %s; give both the same",
+        host, diff[0] ? diff : mine);
+}
+
 static void recv_test(dpu_state *d, int host) {
   int64_t head[4];
   MPI_Recv(head, 4, MPI_INT64_T, host, TAG_TEST, MPI_COMM_WORLD,
@@ -70,6 +85,7 @@ static void idle_wait(int host, MPI_Status *st) {
 int dpu_rank_main(run *r, int host) {
   dpu_state d;
   memset(&d, 0, sizeof d);
+  check_settings(r, host);
   recv_test(&d, host);
   long np = r->net.nparams;
   long img = (long)r->net.in_c * r->net.in_h * r->net.in_w;
@@ -117,6 +133,11 @@ int dpu_rank_main(run *r, int host) {
       memset(&d.val, 0, sizeof d.val);
       continue;
     }
+    if (h.n < 1 || h.n > r->local ||
+        (size_t)bytes != sizeof h + (size_t)(h.n * img))
+      die("DPU rank: a batch of %ld images in %d bytes (at most %d images "
+          "of %ld bytes)",
+          (long)h.n, bytes, r->local, img);
     int s = next_slot;
     next_slot = (next_slot + 1) % slots;
     MPI_Wait(&sent[s], MPI_STATUS_IGNORE);

@@ -62,6 +62,8 @@ struct feeder {
 
 /* Messages of the MPI way (host rank <-> DPU rank). */
 enum { TAG_AUG = 11, TAG_AUG_OUT, TAG_VAL, TAG_VAL_OUT, TAG_STOP, TAG_TEST };
+/* Bytes of the settings text a host rank sends its DPU rank first. */
+#define FEED_SETTINGS_BYTES 512
 /* The header in front of a raw batch (TAG_AUG) or weights (TAG_VAL). */
 typedef struct msg_head {
   int64_t step, first;

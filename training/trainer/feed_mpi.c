@@ -15,6 +15,11 @@ void mpi_create(feeder *f) {
   }
   f->val_req[0] = f->val_req[1] = MPI_REQUEST_NULL;
   f->val_msg = malloc(sizeof(msg_head) + sizeof(float) * r->net.nparams);
+  /* Its settings, which the DPU rank compares with its own. */
+  char text[FEED_SETTINGS_BYTES] = {0};
+  run_settings_text(r, text, sizeof text);
+  MPI_Send(text, (int)sizeof text, MPI_CHAR, r->dpu_rank, TAG_TEST,
+           MPI_COMM_WORLD);
   /* The rank's share of the test set, once. */
   long img = (long)r->test.c * r->test.h * r->test.w;
   int64_t head[4] = {r->test_count, r->test.c, r->test.h, r->test.w};

@@ -166,6 +166,10 @@ void off_create(feeder *f) {
   run *r = f->r;
   main_thread = pthread_self();
   f->dev = ompdpu_device(0);
+  if (f->dev < 0 && getenv("OMPDPU_DEVICES") && *getenv("OMPDPU_DEVICES"))
+    die("--way offload: no DPU of OMPDPU_DEVICES=%s answered (`ompdpu "
+        "info` says why)",
+        getenv("OMPDPU_DEVICES"));
   if (f->dev < 0)
     die("--way offload: no DPU (run under `ompdpu run` or set "
         "OMPDPU_DEVICES)");

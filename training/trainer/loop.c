@@ -66,8 +66,9 @@ static void save_checkpoint(const run *r, const snapshot *s,
   c.history = (void *)recs;
   c.history_size = (size_t)nrecs * sizeof(epoch_rec);
   char err[1024];
+  /* A run asked for checkpoints must not go on without them. */
   if (dnnt_checkpoint_save(r->o.checkpoint, &c, err, sizeof err))
-    note(r, "ompdpu-train: warning: %s\n", err);
+    die("%s (after epoch %d; the previous checkpoint stays)", err, s->epoch);
 }
 
 /* Completes the pending validation if its result is in (wait: block). */

@@ -32,6 +32,12 @@ static void load_data(run *r) {
     die("%s/t10k-images-idx3-ubyte.gz: images of %dx%d, the training "
         "set's are %dx%d",
         r->o.data, r->test.h, r->test.w, r->train.h, r->train.w);
+  if (r->train.c != r->net.in_c || r->train.h != r->net.in_h ||
+      r->train.w != r->net.in_w)
+    die("%s/train-images-idx3-ubyte.gz: images of %d channel%s of %dx%d, the "
+        "%s model takes %d of %dx%d",
+        r->o.data, r->train.c, r->train.c == 1 ? "" : "s", r->train.h,
+        r->train.w, r->o.model, r->net.in_c, r->net.in_h, r->net.in_w);
   dnnt_dataset_truncate(&r->train, r->o.train_limit);
   dnnt_dataset_truncate(&r->test, r->o.test_limit);
 }
@@ -89,6 +95,9 @@ int main(int argc, char **argv) {
   MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
   static run r;
   r.o = parse_options(argc, argv);
+  if (r.o.dpu_role && r.o.way != WAY_MPI)
+    die("--role dpu is the DPU side of --way mpi (MPMD: mpirun -np P "
+        "ompdpu-train --way mpi : -np P ompdpu-train --way mpi --role dpu)");
   split_ranks(&r);
   if (!strcmp(r.o.model, "resnet"))
     dnnt_small_resnet(&r.net, 10);

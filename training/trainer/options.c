@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "trainer.h"
@@ -63,15 +64,25 @@ static int choice(int argc, char **argv, int *i, const char *words) {
   return -1;
 }
 
-/* Dies unless the file at path (if any) can be written: its directory
-   takes new files (checkpoints are written beside and renamed). */
+/* Dies unless the file at path (if any) can be written: not a directory,
+   and its directory takes a new file (checkpoints are written beside and
+   renamed). Tried with a file, not access(): that passes anything for root,
+   also read-only mounts and /proc. */
 static void writable(const char *path, const char *option) {
   if (!path)
     return;
+  struct stat st;
+  if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+    die("%s %s: is a directory", option, path);
   char *copy = strdup(path);
   const char *dir = dirname(copy);
-  if (access(dir, W_OK | X_OK) != 0)
+  char probe[4096];
+  snprintf(probe, sizeof probe, "%s/.ompdpu-train-XXXXXX", dir);
+  int fd = mkstemp(probe);
+  if (fd < 0)
     die("%s %s: cannot write in %s: %s", option, path, dir, strerror(errno));
+  close(fd);
+  unlink(probe);
   free(copy);
 }
 

@@ -1,5 +1,7 @@
 /* What the trainer prints: a progress bar on a terminal (nothing when
  * stderr is not one), one line per epoch, and the JSON report. */
+#include <errno.h>
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -53,20 +55,17 @@ void print_epoch(const run *r, const epoch_rec *e) {
 void write_json(const run *r, const epoch_rec *recs, int n, double total,
                 const char *extra) {
   FILE *f = fopen(r->o.json, "w");
-  if (!f) {
-    note(r, "ompdpu-train: warning: cannot write %s\n", r->o.json);
-    return;
-  }
+  if (!f)
+    die("--json %s: cannot write: %s", r->o.json, strerror(errno));
   const char *ways[] = {"host", "offload", "mpi"};
   fprintf(f,
           "{\"way\": \"%s\", \"model\": \"%s\", \"ranks\": %d, \"threads\": "
-          "\"%s\", \"batch\": %d, \"epochs\": %d, \"seed\": %llu, "
+          "\"%d\", \"batch\": %d, \"epochs\": %d, \"seed\": %llu, "
           "\"train_images\": %ld, \"test_images\": %ld, \"total_s\": %.3f, "
           "\"final_hash\": \"%016llx\",%s\n \"epoch_records\": [\n",
           r->o.worker ? "worker" : ways[r->o.way], r->o.model, r->ranks,
-          getenv("OMP_NUM_THREADS") ? getenv("OMP_NUM_THREADS") : "",
-          r->o.batch, r->o.epochs, (unsigned long long)r->o.seed,
-          r->train.count, r->test.count, total,
+          omp_get_max_threads(), r->o.batch, r->o.epochs,
+          (unsigned long long)r->o.seed, r->train.count, r->test.count, total,
           (unsigned long long)(n ? recs[n - 1].hash : 0), extra ? extra : "");
   for (int i = 0; i < n; ++i) {
     const epoch_rec *e = &recs[i];
@@ -83,5 +82,6 @@ void write_json(const run *r, const epoch_rec *recs, int n, double total,
             i + 1 < n ? "," : "");
   }
   fprintf(f, " ]}\n");
-  fclose(f);
+  if (ferror(f) | fclose(f))
+    die("--json %s: cannot write: %s", r->o.json, strerror(errno));
 }

@@ -36,12 +36,12 @@ void run_settings_text(const run *r, char *buf, size_t n) {
   snprintf(buf, n,
            "--epochs %d --batch %d --seed %llu --train-limit %ld --pad %d "
            "flip %s ranks %d --schedule %s --warmup %d --lr %s "
-           "--momentum %s --wd %s",
+           "--momentum %s --wd %s --model %s",
            o->epochs, o->batch, (unsigned long long)o->seed, o->train_limit,
            o->pad, o->flip ? "yes" : "no", r->ranks,
            s >= 0 && s < 3 ? schedules[s] : "?", o->sgd.warmup_epochs,
            float_text(o->sgd.lr, lr), float_text(o->sgd.momentum, momentum),
-           float_text(o->sgd.weight_decay, wd));
+           float_text(o->sgd.weight_decay, wd), o->model);
 }
 
 /* Splits the next "name value" pair off *text; 0 at its end. */
