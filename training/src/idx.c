@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <zlib.h>
 
 #include "dnnt_data.h"
@@ -83,7 +84,13 @@ static gzFile open_idx(const char *path, uint32_t magic, uint32_t *dims,
                              : "");
     return NULL;
   }
+  struct stat st;
+  int dir = fstat(fileno(probe), &st) == 0 && S_ISDIR(st.st_mode);
   fclose(probe);
+  if (dir) {
+    snprintf(err, errlen, "%s: is a directory, not an IDX file", path);
+    return NULL;
+  }
   gzFile f = gzopen(path, "rb");
   if (!f) {
     snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
@@ -153,7 +160,7 @@ int dnnt_read_idx_labels(const char *path, int classes, int32_t **labels,
   int rc = -1;
   if (!raw || !out)
     snprintf(err, errlen, "%s: out of memory", path);
-  else if (!read_exact(f, path, raw, d[0], "labels", err, errlen) &&
+  else if (!read_exact(f, path, raw, d[0], "label data", err, errlen) &&
            !check_end(f, path, err, errlen)) {
     rc = 0;
     for (uint32_t i = 0; i < d[0] && rc == 0; ++i) {
