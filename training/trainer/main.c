@@ -153,11 +153,18 @@ int main(int argc, char **argv) {
     memcpy(recs, c.history, (size_t)nrecs * sizeof(epoch_rec));
     free(c.history);
     if (!history_fits(c.history_size, recs, nrecs)) {
-      note(&r,
-           "ompdpu-train: warning: --resume: the epoch records in %s are of "
-           "another ompdpu-train version: the weights resume, the report "
-           "starts at epoch %d\n",
-           r.o.checkpoint, c.epoch + 1);
+      if (c.epoch < r.o.epochs)
+        note(&r,
+             "ompdpu-train: warning: --resume: the epoch records in %s are "
+             "of another ompdpu-train version: the weights resume, the "
+             "report starts at epoch %d\n",
+             r.o.checkpoint, c.epoch + 1);
+      else
+        note(&r,
+             "ompdpu-train: warning: --resume: the epoch records in %s are "
+             "of another ompdpu-train version, and its %d epochs are done: "
+             "no report but the weights' hash\n",
+             r.o.checkpoint, c.epoch);
       nrecs = 0;
     }
     note(&r, "resumed from %s after epoch %d (step %u)\n", r.o.checkpoint,
@@ -176,12 +183,17 @@ int main(int argc, char **argv) {
     train_loop(&r, recs, &nrecs, params, mom, first_epoch);
   double total = now_s() - t0;
   if (r.rank == 0) {
-    printf("final: test accuracy %.2f%%, weight hash %016llx, %.1f s\n",
-           nrecs ? 100.0 * recs[nrecs - 1].test_acc : 0.0,
-           (unsigned long long)dnnt_hash(params, np), total);
+    if (nrecs)
+      printf("final: test accuracy %.2f%%, weight hash %016llx, %.1f s\n",
+             100.0 * recs[nrecs - 1].test_acc,
+             (unsigned long long)dnnt_hash(params, np), total);
+    else
+      printf("final: no epoch records (resumed after the last epoch), weight "
+             "hash %016llx, %.1f s\n",
+             (unsigned long long)dnnt_hash(params, np), total);
     fflush(stdout);
     if (r.o.json)
-      write_json(&r, recs, nrecs, total, NULL);
+      write_json(&r, recs, nrecs, total, dnnt_hash(params, np));
   }
   MPI_Finalize();
   if (r.o.way == WAY_OFFLOAD && feed_dpu_lost()) {

@@ -53,7 +53,7 @@ void print_epoch(const run *r, const epoch_rec *e) {
 }
 
 void write_json(const run *r, const epoch_rec *recs, int n, double total,
-                const char *extra) {
+                uint64_t final_hash) {
   FILE *f = fopen(r->o.json, "w");
   if (!f)
     die("--json %s: cannot write: %s", r->o.json, strerror(errno));
@@ -62,11 +62,11 @@ void write_json(const run *r, const epoch_rec *recs, int n, double total,
           "{\"way\": \"%s\", \"model\": \"%s\", \"ranks\": %d, \"threads\": "
           "\"%d\", \"batch\": %d, \"epochs\": %d, \"seed\": %llu, "
           "\"train_images\": %ld, \"test_images\": %ld, \"total_s\": %.3f, "
-          "\"final_hash\": \"%016llx\",%s\n \"epoch_records\": [\n",
+          "\"final_hash\": \"%016llx\",\n \"epoch_records\": [\n",
           r->o.worker ? "worker" : ways[r->o.way], r->o.model, r->ranks,
           omp_get_max_threads(), r->o.batch, r->o.epochs,
           (unsigned long long)r->o.seed, r->train.count, r->test.count, total,
-          (unsigned long long)(n ? recs[n - 1].hash : 0), extra ? extra : "");
+          (unsigned long long)final_hash);
   for (int i = 0; i < n; ++i) {
     const epoch_rec *e = &recs[i];
     fprintf(f,

@@ -121,8 +121,8 @@ void progress_step(const run *r, int epoch, long b, double loss, double acc,
                    double t0);
 void progress_clear(const run *r);
 void print_epoch(const run *r, const epoch_rec *e);
-/* Writes the run's JSON report. */
+/* Writes the run's JSON report; final_hash: of the weights at the end. */
 void write_json(const run *r, const epoch_rec *recs, int n, double total,
-                const char *extra);
+                uint64_t final_hash);
 
 #endif
