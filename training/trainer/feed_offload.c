@@ -357,9 +357,9 @@ void off_grad_issue(feeder *f, const float *params, const float *x,
   atomic_fetch_add(live, 1);
   f->grad_t0 = now_s();
   /* x is an augmented slot: already on the DPU, where it was made. The key
-   * travels as scalars: a struct is mapped from its address, and this
-   * deferred task runs after that stack slot was reused (clang 14 does so
-   * even with firstprivate). */
+   * travels as scalars: clang 14 passes a struct, even firstprivate, by
+   * address, read when this deferred task runs; the caller's next call
+   * has then put its own argument where key was. */
   uint64_t key_seed = key.seed;
   uint32_t key_step = key.step;
   long key_first = key.first_image;
