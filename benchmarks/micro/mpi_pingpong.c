@@ -63,8 +63,8 @@ int main(int Argc, char **Argv) {
       Iters = 2;
     for (int R = 0; R < REPS; ++R)
       // Each round trip moves S bytes each way.
-      V[R] = 2.0 * S / pingPong(Buf, S, Quick ? (Iters + 3) / 4 : Iters,
-                                Rank) / 1e9;
+      V[R] = 2.0 * S / pingPong(Buf, S, Quick ? (Iters + 3) / 4 : Iters, Rank) /
+             1e9;
     if (Rank == 0)
       printf("{\"name\": \"mpi_bw_%ld\", \"unit\": \"GB/s\", \"median\": "
              "%.4f, \"bytes\": %ld}\n",

@@ -214,9 +214,10 @@ TEST_F(AuthTest, ClientsWithoutProofOrKnownUserAreRefused) {
   ASSERT_TRUE(Ch) << "a user without a key is challenged like any other";
   // Even a proof with a key the server holds (another user's) is refused.
   AuthProof Guess;
-  Guess.Proof = auth::keyProof(
-      *auth::loadKeyFile(P), auth::transcript(auth::Role::Client, Stranger.User,
-                                    Stranger.ClientNonce, Ch->ServerNonce));
+  Guess.Proof =
+      auth::keyProof(*auth::loadKeyFile(P),
+                     auth::transcript(auth::Role::Client, Stranger.User,
+                                      Stranger.ClientNonce, Ch->ServerNonce));
   auto Id = Server.verify(State, Guess);
   ASSERT_FALSE(Id);
   EXPECT_NE(Id.status().message().find("wrong key for user"),

@@ -54,8 +54,9 @@ TEST(MemoryWorker, LargeDataIsRendezvousAndLandsInPlace) {
   std::vector<uint8_t> Big(20000, 7);
   EXPECT_FALSE(A->trySend(*P, "s", 1, Big.data(), Big.size(), true));
   bool Sent = false;
-  A->send(*P, {'s'}, Big.data(), Big.size(),
-          [&](const Status &S) { Sent = S.ok(); }, true);
+  A->send(
+      *P, {'s'}, Big.data(), Big.size(),
+      [&](const Status &S) { Sent = S.ok(); }, true);
   A->progress();
   EXPECT_TRUE(Sent);
   B->progress();
@@ -89,8 +90,8 @@ TEST(MemoryWorker, ListenConnectAcceptAndLoss) {
   ASSERT_EQ(Lost.size(), 1u);
   EXPECT_EQ(Lost[0], Accepted);
   Status Failed;
-  Server->send(Accepted, {'x'}, nullptr, 0,
-               [&](const Status &S) { Failed = S; }, true);
+  Server->send(
+      Accepted, {'x'}, nullptr, 0, [&](const Status &S) { Failed = S; }, true);
   Server->progress();
   EXPECT_FALSE(Failed.ok());
 }

@@ -5,7 +5,8 @@
  *
  * Built for libomptarget 14/15 by default; -DLIBOMPTARGET_16 for 16/17, whose
  * plugins launch with __tgt_rtl_launch_kernel and free with a kind. The
- * structures are ompdpu's plugin's own (plugin-dpu/abi/llvm14/omptarget_abi.h). */
+ * structures are ompdpu's plugin's own (plugin-dpu/abi/llvm14/omptarget_abi.h).
+ */
 #include "omptarget_abi.h"
 
 #include <stdlib.h>
