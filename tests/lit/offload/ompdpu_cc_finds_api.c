@@ -1,6 +1,8 @@
 // ompdpu-cc finds ompdpu.h and libompdpu by itself outside /usr (here the
 // build tree), for both kinds of device images, and the program runs.
+// ompdpu-cc wraps clang-14: the other versions' suites have their own clang.
 // REQUIRES: aarch64-images
+// UNSUPPORTED: arm-vm, sanitizer, llvm15, llvm16, llvm17, llvm18, llvm19
 // RUN: %ompdpu-cc --emulate %S/ompdpu_api.c -o %t -lompdpu
 // RUN: env OMP_TARGET_OFFLOAD=mandatory %ompdpu run --emulate 1 -- %t \
 // RUN:   | FileCheck %S/ompdpu_api.c
