@@ -117,13 +117,12 @@ Expected<AuthChallenge> Authenticator::challenge(const Hello &Hi,
                          "client a key (OMPDPU_KEY) or use MUNGE");
   case AuthMethod::Key:
     State.UsedKey = keyOf(Hi.User);
-    State.NoKey = !State.UsedKey;
-    if (State.NoKey)
+    if (!State.UsedKey)
       log(LogLevel::Note,
           "a client asks as user '%s', who has no key on this server: it "
           "will be refused as with a wrong key",
           Hi.User.c_str());
-    C.Proof = auth::keyProof(State.NoKey ? Decoy : *State.UsedKey, Mine);
+    C.Proof = auth::keyProof(State.UsedKey ? *State.UsedKey : Decoy, Mine);
     return C;
   case AuthMethod::Munge: {
     if (!Munge)
@@ -144,8 +143,10 @@ Expected<Identity> Authenticator::verify(const PendingAuth &State,
                                          const AuthProof &Proof) const {
   auto Theirs = auth::transcript(Role::Client, State.User, State.ClientNonce,
                                  State.ServerNonce);
-  if (State.Method == AuthMethod::Key && (State.UsedKey || State.NoKey)) {
-    if (State.NoKey ||
+  // Method Key is set by a challenge, which answered a user without a key
+  // (UsedKey null) with the decoy.
+  if (State.Method == AuthMethod::Key) {
+    if (!State.UsedKey ||
         !auth::keyProofMatches(*State.UsedKey, Theirs, Proof.Proof))
       return Status::error(
           ErrorCode::Auth,

@@ -32,8 +32,9 @@ struct PendingAuth {
   std::string User;
   std::vector<uint8_t> ClientNonce;
   std::vector<uint8_t> ServerNonce;
+  /// The user's key; null after a Key challenge: answered with the decoy,
+  /// refused like a wrong key.
   const auth::Key *UsedKey = nullptr;
-  bool NoKey = false; ///< answered with the decoy: refused like a wrong key
 };
 
 class Authenticator {

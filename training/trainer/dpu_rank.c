@@ -25,11 +25,12 @@ static void check_settings(const run *r, int host) {
            MPI_STATUS_IGNORE);
   theirs[sizeof theirs - 1] = 0;
   run_settings_text(r, mine, sizeof mine);
-  if (run_settings_differences(theirs, mine, diff, sizeof diff) ||
-      strcmp(theirs, mine))
-    die("--role dpu: this DPU rank's options differ from those of its host "
-        "rank (MPI rank %d): %s; give both the same",
-        host, diff[0] ? diff : mine);
+  if (!strcmp(theirs, mine))
+    return;
+  run_settings_differences(theirs, mine, diff, sizeof diff);
+  die("--role dpu: this DPU rank's options differ from those of its host "
+      "rank (MPI rank %d): %s; give both the same",
+      host, diff[0] ? diff : mine);
 }
 
 static void recv_test(dpu_state *d, int host) {

@@ -183,17 +183,17 @@ int main(int argc, char **argv) {
     train_loop(&r, recs, &nrecs, params, mom, first_epoch);
   double total = now_s() - t0;
   if (r.rank == 0) {
+    unsigned long long hash = dnnt_hash(params, np);
     if (nrecs)
       printf("final: test accuracy %.2f%%, weight hash %016llx, %.1f s\n",
-             100.0 * recs[nrecs - 1].test_acc,
-             (unsigned long long)dnnt_hash(params, np), total);
+             100.0 * recs[nrecs - 1].test_acc, hash, total);
     else
       printf("final: no epoch records (resumed after the last epoch), weight "
              "hash %016llx, %.1f s\n",
-             (unsigned long long)dnnt_hash(params, np), total);
+             hash, total);
     fflush(stdout);
     if (r.o.json)
-      write_json(&r, recs, nrecs, total, dnnt_hash(params, np));
+      write_json(&r, recs, nrecs, total, hash);
   }
   MPI_Finalize();
   if (r.o.way == WAY_OFFLOAD && feed_dpu_lost()) {
