@@ -107,19 +107,18 @@ class Suite:
                 mpi += [":"] + dpu_rank(r, "suite-halo-mpi-dpu", args)
             cmds["mpi"] = (mpi, self.base_env(nh))
             if mpi_servers is not None:
-                # Host process r talks to server rank r: a wrapper picks its
-                # address by the rank Open MPI gives the process.
+                # Host process r talks to server rank r: the plugin takes
+                # its local rank's share of the devices.
                 env = self.offload_env(nh, mpi_servers.addrs)
-                env["SUITE_DPU_LIST"] = ",".join(mpi_servers.addrs)
+                env["OMPDPU_DEVICE_SHARE"] = "local-rank"
                 if not real and k > len(host):
                     # k host processes share the host's cores: waiting ones
                     # yield, as the MPI baseline's ranks do
                     # (mpi_yield_when_idle; halo 2048^2: 1.04-1.08x -> 1.00-1.02x).
                     env["OMPDPU_YIELD"] = "1"
-                wrap = os.path.join(os.path.dirname(os.path.abspath(__file__)), "rank_device.sh")
                 cmds["offload-mpi"] = (self.mpirun + ["-np", str(k)] +
                                        (["-H", f"{a.host_name}:{k}"] if real else ["taskset", "-c", cpulist(host)]) +
-                                       [wrap, self.exe("suite-halo-offload-mpi")] + args, env)
+                                       [self.exe("suite-halo-offload-mpi")] + args, env)
         return cmds
 
     # -- a workload: all ways x reps, interleaved ------------------------

@@ -51,6 +51,13 @@ void DpuPlugin::connectAll() {
       log(LogLevel::Error, "configuration: %s", Cfg.status().message().c_str());
     return;
   }
+  if (!Cfg->NoDevicesReason.empty() && firstToReport("no-device-for-node"))
+    log(offloadMandatory() ? LogLevel::Error : LogLevel::Warning,
+        "%s: target regions %s", Cfg->NoDevicesReason.c_str(),
+        offloadMandatory() ? "cannot run" : "run on the host");
+  if (!Cfg->Share.empty())
+    OMPDPU_DEBUG_LOG("node '%s': %s", Cfg->Hostname.c_str(),
+                     Cfg->Share.c_str());
   const auto &Addrs = Cfg->Devices;
   // Connect to all servers at once (start-up costs one connect timeout, not
   // one per unreachable server), from this thread alone: libomptarget may

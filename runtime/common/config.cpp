@@ -1,6 +1,8 @@
 //===- config.cpp - Client configuration from the environment -------------===//
 #include "common/config.h"
 
+#include "common/device_map.h"
+
 #include "common/host_port.h"
 #include "common/log.h"
 
@@ -68,27 +70,6 @@ Expected<std::vector<DeviceAddress>> parseDeviceList(const std::string &S) {
   return Out;
 }
 
-Expected<std::vector<DeviceAddress>> parseDeviceFile(const std::string &Text) {
-  std::vector<DeviceAddress> Out;
-  std::stringstream SS(Text);
-  std::string Line;
-  int LineNo = 0;
-  while (std::getline(SS, Line)) {
-    ++LineNo;
-    size_t Hash = Line.find('#');
-    if (Hash != std::string::npos)
-      Line.resize(Hash);
-    Line = trim(Line);
-    if (Line.empty())
-      continue;
-    auto A = parseHostPort(Line);
-    if (!A)
-      return A.status().withContext("line " + std::to_string(LineNo));
-    Out.push_back(*A);
-  }
-  return Out;
-}
-
 Expected<double> parseSeconds(const char *Name, const std::string &Value,
                               double Min, const char *Unit) {
   errno = 0;
@@ -110,7 +91,80 @@ static bool readFile(const std::string &Path, std::string &Out) {
   return true;
 }
 
-Expected<ClientConfig> loadClientConfig(const EnvLookup &Env) {
+std::vector<std::string> deviceFileCandidates(const EnvLookup &Env) {
+  if (const char *V = Env("OMPDPU_CONFIG"))
+    return {V};
+  std::vector<std::string> Files;
+  if (const char *X = Env("XDG_CONFIG_HOME"))
+    Files.push_back(std::string(X) + "/ompdpu/devices");
+  else if (const char *H = Env("HOME"))
+    Files.push_back(std::string(H) + "/.config/ompdpu/devices");
+  Files.push_back("/etc/ompdpu/devices");
+  return Files;
+}
+
+/// Take this process's share of its node's DPUs (C.NodeDevices) as
+/// OMPDPU_DEVICE_SHARE says, else as Default does.
+static Status shareNodeDevices(const EnvLookup &Env, ClientConfig &C,
+                               const char *Default) {
+  C.Devices = C.NodeDevices;
+  const char *Given = Env("OMPDPU_DEVICE_SHARE");
+  std::string Mode = Given && *Given ? Given : Default;
+  if (Mode == "all")
+    return Status();
+  if (Mode != "local-rank")
+    return Status::error(
+        "OMPDPU_DEVICE_SHARE must be local-rank or all, not '" + Mode + "'");
+  auto R = localRankFrom(Env);
+  if (!R)
+    return R.status();
+  if (!*R || C.NodeDevices.empty())
+    return Status();
+  C.Devices.clear();
+  std::string Which;
+  for (size_t K : shareOfDevices(C.NodeDevices.size(), **R)) {
+    C.Devices.push_back(C.NodeDevices[K]);
+    Which += (Which.empty() ? "" : ",") + std::to_string(K);
+  }
+  C.Share =
+      format("local rank %u of %u (%s): DPU %s of the node's %zu%s", (*R)->Rank,
+             (*R)->Size, (*R)->From, Which.c_str(), C.NodeDevices.size(),
+             C.NodeDevices.size() < (*R)->Size ? ", shared" : "");
+  return Status();
+}
+
+/// The first devices file that exists, read for node Hostname.
+static Expected<ClientConfig>
+loadDevicesFile(const EnvLookup &Env, std::string Hostname, ClientConfig &C) {
+  std::vector<std::string> Files = deviceFileCandidates(Env);
+  for (size_t K = 0; K < Files.size(); ++K) {
+    std::string Text;
+    if (!readFile(Files[K], Text)) {
+      if (K == 0 && Env("OMPDPU_CONFIG"))
+        return Status::error("cannot read OMPDPU_CONFIG file '" + Files[K] +
+                             "'");
+      continue;
+    }
+    auto Map = parseDeviceMap(Text);
+    if (!Map)
+      return Map.status().withContext(Files[K]);
+    C.DevicesFrom = Files[K];
+    C.Hostname = Hostname.empty() ? thisHostname() : Hostname;
+    if (const auto *Mine = devicesOfNode(*Map, C.Hostname))
+      C.NodeDevices = *Mine;
+    else
+      C.NoDevicesReason = format("%s lists no DPU for this node ('%s') and "
+                                 "none for every node",
+                                 Files[K].c_str(), C.Hostname.c_str());
+    if (Status S = shareNodeDevices(Env, C, "local-rank"))
+      return S;
+    return C;
+  }
+  return C;
+}
+
+Expected<ClientConfig> loadClientConfig(const EnvLookup &Env,
+                                        const std::string &Hostname) {
   ClientConfig C;
   // A connect or a heartbeat needs some time: 0 would fail every connect
   // and ping the server without pause.
@@ -168,35 +222,12 @@ Expected<ClientConfig> loadClientConfig(const EnvLookup &Env) {
     auto L = parseDeviceList(V);
     if (!L)
       return L.status().withContext("OMPDPU_DEVICES");
-    C.Devices = *L;
+    C.NodeDevices = *L;
+    if (Status S = shareNodeDevices(Env, C, "all"))
+      return S;
     return C;
   }
-  std::vector<std::string> Files;
-  if (const char *V = Env("OMPDPU_CONFIG"))
-    Files.push_back(V);
-  else {
-    if (const char *X = Env("XDG_CONFIG_HOME"))
-      Files.push_back(std::string(X) + "/ompdpu/devices");
-    else if (const char *H = Env("HOME"))
-      Files.push_back(std::string(H) + "/.config/ompdpu/devices");
-    Files.push_back("/etc/ompdpu/devices");
-  }
-  for (size_t K = 0; K < Files.size(); ++K) {
-    std::string Text;
-    if (!readFile(Files[K], Text)) {
-      if (K == 0 && Env("OMPDPU_CONFIG"))
-        return Status::error("cannot read OMPDPU_CONFIG file '" + Files[K] +
-                             "'");
-      continue;
-    }
-    auto L = parseDeviceFile(Text);
-    if (!L)
-      return L.status().withContext(Files[K]);
-    C.Devices = *L;
-    C.DevicesFrom = Files[K];
-    return C;
-  }
-  return C;
+  return loadDevicesFile(Env, Hostname, C);
 }
 
 } // namespace ompdpu

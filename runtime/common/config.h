@@ -19,8 +19,19 @@ struct DeviceAddress {
 
 /// Everything the plugin reads from the environment (and config file).
 struct ClientConfig {
+  /// The DPUs this process uses: OMPDPU_DEVICES as given, else its node's
+  /// line of the devices file, shared among the node's local ranks
+  /// (OMPDPU_DEVICE_SHARE: local-rank, the file's default, or all,
+  /// OMPDPU_DEVICES's).
   std::vector<DeviceAddress> Devices;
-  std::string DevicesFrom;        ///< "OMPDPU_DEVICES" or the file's path
+  std::string DevicesFrom; ///< "OMPDPU_DEVICES" or the file's path
+  std::string Hostname;    ///< the node name the file was read for
+  std::vector<DeviceAddress> NodeDevices; ///< the node's DPUs before sharing
+  /// How Devices were chosen from NodeDevices ("local rank 1 of 2 ...");
+  /// empty when every listed DPU is used.
+  std::string Share;
+  /// Why a devices file gave this process no DPU (no line for its node).
+  std::string NoDevicesReason;
   double ConnectTimeout = 5.0;    ///< OMPDPU_CONNECT_TIMEOUT, seconds
   double ResponseTimeout = 10.0;  ///< OMPDPU_TIMEOUT: silence before "dead"
   double HeartbeatInterval = 0.5; ///< OMPDPU_HEARTBEAT: ping after this
@@ -57,17 +68,23 @@ Expected<DeviceAddress> parseHostPort(const std::string &S,
 /// Parse "host:port[,host:port...]"; whitespace around items is ignored.
 Expected<std::vector<DeviceAddress>> parseDeviceList(const std::string &S);
 
-/// Parse a config file's text: one "host:port" per line, '#' comments.
-Expected<std::vector<DeviceAddress>> parseDeviceFile(const std::string &Text);
-
 /// Parse a number of at least Min (in Unit, for the message) for variable
 /// Name.
 Expected<double> parseSeconds(const char *Name, const std::string &Value,
                               double Min = 0, const char *Unit = "seconds");
 
-/// Read the configuration: OMPDPU_DEVICES, else the file named by
-/// OMPDPU_CONFIG, else $XDG_CONFIG_HOME/ompdpu/devices (or
-/// ~/.config/ompdpu/devices), else /etc/ompdpu/devices; none: no devices.
-Expected<ClientConfig> loadClientConfig(const EnvLookup &Env);
+/// The devices files tried in order: OMPDPU_CONFIG alone when set, else
+/// $XDG_CONFIG_HOME/ompdpu/devices (or ~/.config/ompdpu/devices), then
+/// /etc/ompdpu/devices.
+std::vector<std::string> deviceFileCandidates(const EnvLookup &Env);
+
+/// Read the configuration: OMPDPU_DEVICES, else the first devices file
+/// (deviceFileCandidates) that exists, read for node Hostname (empty: this
+/// machine's name); none: no devices. With a devices file, a process that
+/// an MPI launcher started takes its local rank's share of its node's DPUs
+/// (OMPDPU_DEVICE_SHARE=all: every one; =local-rank shares OMPDPU_DEVICES
+/// too).
+Expected<ClientConfig> loadClientConfig(const EnvLookup &Env,
+                                        const std::string &Hostname = "");
 
 } // namespace ompdpu

@@ -4,7 +4,8 @@
 //              [--devices HOST:PORT,...] -- PROGRAM [ARGS...]
 //   ompdpu emulate N [--pin] [--cores-per-dpu K] [--memory SIZE]
 //                    [--mpi -- MPIRUN [ARGS...]]
-//   ompdpu info [--devices HOST:PORT,...]
+//   ompdpu info [--devices HOST:PORT,...] [--cluster]
+//   ompdpu testbed up|status|down|exec|mpirun|env ...
 //
 //===----------------------------------------------------------------------===//
 #include "client/connection.h"
@@ -12,6 +13,7 @@
 #include "common/log.h"
 #include "tools/emulate_command.h"
 #include "tools/emulator.h"
+#include "tools/info_command.h"
 #include "tools/key_command.h"
 #include "tools/libomptarget_probe.h"
 #include "tools/plugin_dirs.h"
@@ -37,10 +39,13 @@ const char *Usage =
     "usage: ompdpu run [options] -- PROGRAM [ARGS...]\n"
     "       ompdpu emulate N [--pin] [--cores-per-dpu K] [--memory SIZE]\n"
     "                        [--mpi -- MPIRUN [ARGS...]]\n"
-    "       ompdpu info [--devices HOST:PORT,...]\n"
+    "       ompdpu info [--devices HOST:PORT,...] [--cluster]\n"
     "       ompdpu key create FILE\n"
     "       ompdpu vm start|stop|status|run|... (the arm64 VM testbed; "
     "see ompdpu vm --help)\n"
+    "       ompdpu testbed up|status|down|exec|mpirun|env ... (nodes with "
+    "DPUs\n"
+    "                      on this machine; see ompdpu testbed --help)\n"
     "       ompdpu version\n"
     "\n"
     "run: run PROGRAM with ompdpu's plugin, against DPU servers.\n"
@@ -71,7 +76,10 @@ const char *Usage =
     "                      MPIRUN, on consecutive ports; server_pids: "
     "MPIRUN's\n"
     "\n"
-    "info: connect to every configured device and report its state.\n";
+    "info: connect to every device this process uses and report its "
+    "state;\n"
+    "  --cluster: every DPU of every node in the devices file's cluster "
+    "map.\n";
 
 std::string selfDir() {
   char Buf[PATH_MAX];
@@ -338,68 +346,6 @@ void printPluginLayouts() {
   }
 }
 
-int cmdInfo(int Argc, char **Argv) {
-  bool FromOption = false;
-  for (int K = 0; K < Argc; ++K) {
-    if (!std::strcmp(Argv[K], "--devices") && K + 1 < Argc) {
-      setenv("OMPDPU_DEVICES", Argv[++K], 1);
-      FromOption = true;
-    } else if (!std::strcmp(Argv[K], "--devices")) {
-      log(LogLevel::Error, "--devices needs HOST:PORT[,HOST:PORT...]");
-      return 2;
-    } else {
-      log(LogLevel::Error, "unknown option '%s'\n%s", Argv[K], Usage);
-      return 2;
-    }
-  }
-  auto Cfg = loadClientConfig([](const char *N) { return std::getenv(N); });
-  if (!Cfg) {
-    log(LogLevel::Error, "configuration: %s", Cfg.status().message().c_str());
-    return 2;
-  }
-  printPluginLayouts();
-  std::printf("ompdpu devices (from %s)\n",
-              FromOption                 ? "--devices"
-              : Cfg->DevicesFrom.empty() ? "nowhere: OMPDPU_DEVICES unset, no "
-                                           "config file"
-                                         : Cfg->DevicesFrom.c_str());
-  std::printf("timeouts: connect %.1f s, response %.1f s, heartbeat %.1f s, "
-              "kernel %s\n",
-              Cfg->ConnectTimeout, Cfg->ResponseTimeout, Cfg->HeartbeatInterval,
-              Cfg->KernelTimeout > 0
-                  ? format("%.1f s", Cfg->KernelTimeout).c_str()
-                  : "none");
-  if (Cfg->Devices.empty()) {
-    std::printf("no devices configured: OpenMP target regions run on the "
-                "host\n");
-    return 0;
-  }
-  // All handshakes at once: silent servers cost one connect timeout.
-  std::vector<Expected<std::unique_ptr<client::Connection>>> Probes;
-  auto Deadline = client::Connection::connectDeadline(*Cfg);
-  for (const DeviceAddress &A : Cfg->Devices)
-    Probes.push_back(client::Connection::start(A, *Cfg));
-  client::Connection::finishAll(Probes, Deadline);
-  int Bad = 0;
-  for (size_t K = 0; K < Cfg->Devices.size(); ++K) {
-    const DeviceAddress &A = Cfg->Devices[K];
-    auto &C = Probes[K];
-    if (!C) {
-      ++Bad;
-      std::printf("  device %zu  %-22s  unreachable: %s\n", K, A.text().c_str(),
-                  C.status().message().c_str());
-      continue;
-    }
-    const client::ServerInfo &I = (*C)->info();
-    std::printf("  device %zu  %-22s  ready  isa %s  %u cores  %.1f GiB  "
-                "host %s  protocol %u  plugin libomptarget.rtl.%s.so\n",
-                K, A.text().c_str(), I.Isa.c_str(), I.Cores,
-                I.Memory / double(1ull << 30), I.Hostname.c_str(), I.Version,
-                I.Isa.c_str());
-  }
-  return Bad ? 1 : 0;
-}
-
 } // namespace
 
 int main(int Argc, char **Argv) {
@@ -415,12 +361,14 @@ int main(int Argc, char **Argv) {
   if (Cmd == "emulate")
     return tools::cmdEmulate(Argc - 2, Argv + 2, serverExe());
   if (Cmd == "info")
-    return cmdInfo(Argc - 2, Argv + 2);
+    return tools::cmdInfo(Argc - 2, Argv + 2, printPluginLayouts);
   if (Cmd == "key")
     return tools::cmdKey(Argc - 2, Argv + 2);
-  if (Cmd == "vm") {
-    // The arm64 VM testbed lives in the source tree (scripts/ompdpu-vm).
-    std::string Script = std::string(OMPDPU_SOURCE_DIR) + "/scripts/ompdpu-vm";
+  if (Cmd == "vm" || Cmd == "testbed") {
+    // The arm64 VM and the cluster testbed live in the source tree
+    // (scripts/ompdpu-vm, scripts/ompdpu-testbed).
+    std::string Script =
+        std::string(OMPDPU_SOURCE_DIR) + "/scripts/ompdpu-" + Cmd;
     setenv("OMPDPU_BUILD_DIR", (selfDir() + "/..").c_str(), 0);
     std::vector<char *> Args = {Script.data()};
     for (int K = 2; K < Argc; ++K)

@@ -1,11 +1,12 @@
 //===- fuzz_config.cpp - What users type and what scripts print -----------===//
 //
-// Device lists, device files, timeouts and the server's readiness line:
-// parsed or refused, never a crash.
+// Device lists, device files (cluster maps too), timeouts and the server's
+// readiness line: parsed or refused, never a crash.
 //
 //===----------------------------------------------------------------------===//
 #include "common/byte_size.h"
 #include "common/config.h"
+#include "common/device_map.h"
 #include "protocol/session_channel.h"
 #include "server/options.h"
 
@@ -22,7 +23,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
     for (const DeviceAddress &A : *L)
       if (A.Port == 0)
         std::abort(); // a client never connects to port 0
-  (void)parseDeviceFile(S);
+  if (auto M = parseDeviceMap(S))
+    for (const NodeDevices &N : M->Nodes)
+      if (N.Devices.empty() || N.Node.empty())
+        std::abort(); // every node line names a node and a DPU
   (void)parseHostPort(S, /*AllowPortZero=*/true);
   (void)parseSeconds("OMPDPU_TIMEOUT", S);
   (void)ompdpu::parseByteSize(S);

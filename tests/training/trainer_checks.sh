@@ -31,7 +31,6 @@
 #              whose loss diverges stops with an error
 set -u
 check=$1 train=$2 ompdpu=$3 work=$4
-here=$(cd "$(dirname "$0")/../.." && pwd)
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
 data=${DNNT_DATA:-/usr/share/datasets/fashion-mnist}
 small="--epochs 2 --train-limit 640 --test-limit 500 --val-chunk 100 --quiet"
@@ -78,9 +77,8 @@ ways)
 ranks)
   tiny="--epochs 1 --train-limit 640 --test-limit 200 --quiet"
   $mpirun -np 2 "$train" --way host $tiny >host.out 2>&1 || fail "host: exit status $?"
-  "$ompdpu" run --emulate 2 -- sh -c 'SUITE_DPU_LIST=$OMPDPU_DEVICES exec '"$mpirun"' -x SUITE_DPU_LIST \
-    -np 2 "$0"/benchmarks/suite/rank_device.sh "$1" --way offload $2' "$here" "$train" "$tiny" \
-    >offload.out 2>&1 || fail "offload: exit status $?"
+  OMPDPU_DEVICE_SHARE=local-rank "$ompdpu" run --emulate 2 -- $mpirun -x OMPDPU_DEVICE_SHARE \
+    -np 2 "$train" --way offload $tiny >offload.out 2>&1 || fail "offload: exit status $?"
   [ "$(grep -c 'regions run in process' offload.out)" -eq 1 ] || fail "offload: no DPU line"
   $mpirun -np 2 "$train" --way mpi $tiny : -np 2 "$train" --way mpi --role dpu $tiny \
     >mpi.out 2>&1 || fail "mpi: exit status $?"

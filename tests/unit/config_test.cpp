@@ -1,8 +1,10 @@
 // Client configuration and server command-line parsing.
 #include "common/byte_size.h"
 #include "common/config.h"
+#include "common/device_map.h"
 #include "server/options.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <gtest/gtest.h>
@@ -116,6 +118,136 @@ TEST(Config, ReadsConfigFile) {
   ASSERT_FALSE(Bad);
   EXPECT_NE(Bad.status().message().find("line 2"), std::string::npos);
   EXPECT_FALSE(loadClientConfig(envOf({{"OMPDPU_CONFIG", "/nonexistent"}})));
+  std::remove(Path.c_str());
+}
+
+TEST(DeviceMap, NodeLinesAndLinesForEveryHost) {
+  auto M = parseDeviceMap("# cluster\nn1 = 10.0.1.2:18515, 10.0.1.3:18515\n"
+                          "n2.cluster.example=10.0.2.2:1 # second\n"
+                          "dpu0:9\n");
+  ASSERT_TRUE(M);
+  ASSERT_EQ(M->Nodes.size(), 2u);
+  EXPECT_EQ(M->Nodes[0].Node, "n1");
+  ASSERT_EQ(M->Nodes[0].Devices.size(), 2u);
+  EXPECT_EQ(M->Nodes[0].Devices[1].text(), "10.0.1.3:18515");
+  ASSERT_EQ(M->Everywhere.size(), 1u);
+  EXPECT_EQ(devicesOfNode(*M, "n1"), &M->Nodes[0].Devices);
+  EXPECT_EQ(devicesOfNode(*M, "n1.cluster.example"), &M->Nodes[0].Devices);
+  EXPECT_EQ(devicesOfNode(*M, "n2"), &M->Nodes[1].Devices);
+  EXPECT_EQ(devicesOfNode(*M, "n3"), &M->Everywhere);
+  EXPECT_EQ(devicesOfNode(*M, "n10"), &M->Everywhere); // not n1
+  auto OnlyNodes = parseDeviceMap("n1 = a:1\n");
+  ASSERT_TRUE(OnlyNodes);
+  EXPECT_EQ(devicesOfNode(*OnlyNodes, "n2"), nullptr);
+}
+
+TEST(DeviceMap, RefusesBadLinesNamingThem) {
+  for (const char *Bad :
+       {"n1 = \n", "= a:1\n", "n 1 = a:1\n", "n1 = a\n", "n1 = a:1,,b:2\n",
+        "a:1\nn1 = a:1\nn1 = b:1\n", "n$ = a:1\n"}) {
+    auto M = parseDeviceMap(Bad);
+    ASSERT_FALSE(M) << Bad;
+    EXPECT_NE(M.status().message().find("line "), std::string::npos) << Bad;
+  }
+  EXPECT_EQ(parseDeviceMap("a:1\nn1 = a:1\nn1 = b:1\n").status().message(),
+            "line 3: node 'n1' is listed twice");
+}
+
+TEST(DeviceMap, LocalRankFromLaunchers) {
+  auto None = localRankFrom(envOf({}));
+  ASSERT_TRUE(None);
+  EXPECT_FALSE(*None);
+  auto Ompi = localRankFrom(envOf({{"OMPI_COMM_WORLD_LOCAL_RANK", "1"},
+                                   {"OMPI_COMM_WORLD_LOCAL_SIZE", "4"},
+                                   {"SLURM_LOCALID", "0"}}));
+  ASSERT_TRUE(Ompi && *Ompi);
+  EXPECT_EQ((*Ompi)->Rank, 1u);
+  EXPECT_EQ((*Ompi)->Size, 4u);
+  EXPECT_STREQ((*Ompi)->From, "OMPI_COMM_WORLD_LOCAL_RANK");
+  auto Slurm = localRankFrom(envOf({{"SLURM_LOCALID", "2"},
+                                    {"SLURM_NODEID", "1"},
+                                    {"SLURM_TASKS_PER_NODE", "1,3(x2)"}}));
+  ASSERT_TRUE(Slurm && *Slurm);
+  EXPECT_EQ((*Slurm)->Size, 3u);
+  auto Hydra = localRankFrom(
+      envOf({{"MPI_LOCALRANKID", "0"}, {"MPI_LOCALNRANKS", "2"}}));
+  ASSERT_TRUE(Hydra && *Hydra);
+  EXPECT_EQ((*Hydra)->Size, 2u);
+  EXPECT_FALSE(localRankFrom(envOf({{"OMPI_COMM_WORLD_LOCAL_RANK", "x"}})));
+  EXPECT_FALSE(localRankFrom(envOf({{"OMPI_COMM_WORLD_LOCAL_RANK", "2"},
+                                    {"OMPI_COMM_WORLD_LOCAL_SIZE", "2"}})));
+  EXPECT_FALSE(localRankFrom(envOf({{"SLURM_LOCALID", "1"},
+                                    {"SLURM_NODEID", "0"},
+                                    {"SLURM_TASKS_PER_NODE", "1,3(x2)"}})));
+}
+
+TEST(DeviceMap, SharesOfANodesDevices) {
+  using V = std::vector<size_t>;
+  EXPECT_EQ(shareOfDevices(4, {0, 2}), (V{0, 1}));
+  EXPECT_EQ(shareOfDevices(4, {1, 2}), (V{2, 3}));
+  EXPECT_EQ(shareOfDevices(3, {1, 2}), (V{1, 2}));
+  EXPECT_EQ(shareOfDevices(1, {3, 4}), (V{0}));
+  EXPECT_EQ(shareOfDevices(2, {3, 4}), (V{1}));
+  EXPECT_EQ(shareOfDevices(0, {0, 1}), V{});
+  // Every device used exactly once when there are at least as many.
+  for (size_t N = 1; N <= 9; ++N)
+    for (unsigned S = 1; S <= N; ++S) {
+      std::vector<int> Uses(N);
+      for (unsigned R = 0; R < S; ++R)
+        for (size_t K : shareOfDevices(N, {R, S}))
+          ++Uses[K];
+      EXPECT_EQ(std::count(Uses.begin(), Uses.end(), 1), long(N)) << N << S;
+    }
+}
+
+TEST(Config, ClusterMapPicksTheNodeAndTheRanksShare) {
+  std::string Path = ::testing::TempDir() + "/ompdpu-cluster-devices";
+  {
+    std::ofstream F(Path);
+    F << "n1 = 10.0.1.2:18515, 10.0.1.3:18515\nn2 = 10.0.2.2:18515\n";
+  }
+  auto Rank1 = loadClientConfig(envOf({{"OMPDPU_CONFIG", Path},
+                                       {"OMPI_COMM_WORLD_LOCAL_RANK", "1"},
+                                       {"OMPI_COMM_WORLD_LOCAL_SIZE", "2"}}),
+                                "n1");
+  ASSERT_TRUE(Rank1);
+  ASSERT_EQ(Rank1->Devices.size(), 1u);
+  EXPECT_EQ(Rank1->Devices[0].text(), "10.0.1.3:18515");
+  EXPECT_EQ(Rank1->NodeDevices.size(), 2u);
+  EXPECT_EQ(Rank1->Share, "local rank 1 of 2 (OMPI_COMM_WORLD_LOCAL_RANK): "
+                          "DPU 1 of the node's 2");
+  auto All = loadClientConfig(envOf({{"OMPDPU_CONFIG", Path},
+                                     {"OMPDPU_DEVICE_SHARE", "all"},
+                                     {"OMPI_COMM_WORLD_LOCAL_RANK", "1"},
+                                     {"OMPI_COMM_WORLD_LOCAL_SIZE", "2"}}),
+                              "n1");
+  ASSERT_TRUE(All);
+  EXPECT_EQ(All->Devices.size(), 2u);
+  auto N2 = loadClientConfig(envOf({{"OMPDPU_CONFIG", Path}}), "n2");
+  ASSERT_TRUE(N2);
+  ASSERT_EQ(N2->Devices.size(), 1u);
+  EXPECT_EQ(N2->Devices[0].text(), "10.0.2.2:18515");
+  auto N3 = loadClientConfig(envOf({{"OMPDPU_CONFIG", Path}}), "n3");
+  ASSERT_TRUE(N3);
+  EXPECT_TRUE(N3->Devices.empty());
+  EXPECT_EQ(N3->NoDevicesReason,
+            Path +
+                " lists no DPU for this node ('n3') and none for every node");
+  // OMPDPU_DEVICES is taken as given, unless asked to share it.
+  auto Given = loadClientConfig(envOf({{"OMPDPU_DEVICES", "a:1,b:2"},
+                                       {"OMPI_COMM_WORLD_LOCAL_RANK", "1"},
+                                       {"OMPI_COMM_WORLD_LOCAL_SIZE", "2"}}));
+  ASSERT_TRUE(Given);
+  EXPECT_EQ(Given->Devices.size(), 2u);
+  auto Shared = loadClientConfig(envOf({{"OMPDPU_DEVICES", "a:1,b:2"},
+                                        {"OMPDPU_DEVICE_SHARE", "local-rank"},
+                                        {"OMPI_COMM_WORLD_LOCAL_RANK", "1"},
+                                        {"OMPI_COMM_WORLD_LOCAL_SIZE", "2"}}));
+  ASSERT_TRUE(Shared);
+  ASSERT_EQ(Shared->Devices.size(), 1u);
+  EXPECT_EQ(Shared->Devices[0].text(), "b:2");
+  EXPECT_FALSE(loadClientConfig(
+      envOf({{"OMPDPU_DEVICES", "a:1"}, {"OMPDPU_DEVICE_SHARE", "some"}})));
   std::remove(Path.c_str());
 }
 
