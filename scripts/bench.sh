@@ -5,7 +5,9 @@
 # repetitions, then writes the report directory (default report/):
 # summary.md, results.csv, results.json, *.png, and the micro-benchmarks;
 # then trains the reference CNN on Fashion-MNIST each way (host, offload,
-# mpi, worker) beside PyTorch (benchmarks/training), into report/training/.
+# mpi, worker) beside PyTorch (benchmarks/training), into report/training/;
+# then trains on 1-4 nodes of the cluster testbed three ways (benchmarks/cluster),
+# into report/cluster/.
 #
 #   scripts/bench.sh            # full run (about 25 minutes once built)
 #   scripts/bench.sh --quick    # CI run (about 5 minutes once built; no PyTorch)
@@ -68,5 +70,18 @@ for a in "$@"; do
   [[ $prev == --out ]] && out=$a
   prev=$a
 done
-exec /usr/bin/python3 benchmarks/training/run_training.py --build "$BUILD" \
+/usr/bin/python3 benchmarks/training/run_training.py --build "$BUILD" \
   --out "$out/training" "${quick[@]}"
+
+# Training across 1, 2 and 4 nodes of the cluster testbed, three ways, weak
+# and strong scaling, into the report's cluster/ directory (root: namespaces).
+cluster=(--nodes 1,2,4 --reps 3)
+[[ " ${quick[*]} " == *" --quick "* ]] && cluster=(--nodes 1,2 --scaling weak --quick)
+rc=0
+/usr/bin/python3 benchmarks/cluster/run_cluster.py --build "$BUILD" --out "$out/cluster" \
+  "${cluster[@]}" || rc=$?
+if ((rc == 77)); then
+  echo "bench: the cluster testbed needs root and network namespaces: no cluster runs" >&2
+elif ((rc != 0)); then
+  exit "$rc"
+fi

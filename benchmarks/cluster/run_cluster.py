@@ -228,6 +228,7 @@ def write_report(a, counts, scalings, results, problems):
                          f"{e['mpi']:.2f} | {statistics.median(pairs):.3f} | "
                          f"{e['offload'] / e['host']:.3f} | {hv:.2f} | {'yes' if same else 'NO'} |")
         lines.append("")
+    lines += ["![epoch time per way and node count](cluster.png)", ""]
     if problems:
         lines += ["## Problems", ""] + [f"- {m}" for m in problems] + [""]
     with open(os.path.join(a.out, "cluster.md"), "w") as f:
@@ -235,7 +236,33 @@ def write_report(a, counts, scalings, results, problems):
     with open(os.path.join(a.out, "cluster.json"), "w") as f:
         json.dump({"cores": cores, "counts": counts, "scalings": scalings, "runs": results,
                    "problems": problems}, f, indent=1)
+    plot(a, counts, scalings, med)
     log(f"wrote {os.path.join(a.out, 'cluster.md')}")
+
+
+def plot(a, counts, scalings, med):
+    """Epoch time per way against node count, one panel per scaling."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        log("no matplotlib: no plot")
+        return
+    fig, axes = plt.subplots(1, len(scalings), figsize=(5 * len(scalings), 3.6), squeeze=False)
+    for ax, scaling in zip(axes[0], scalings):
+        for w in WAYS:
+            xs = [p for p in counts if med.get((scaling, p, w))]
+            ys = [statistics.median(r["epoch_s"] for r in med[(scaling, p, w)]) for p in xs]
+            ax.plot(xs, ys, marker="o", label=w)
+        ax.set_title(f"{scaling} scaling (cores shared by all nodes)")
+        ax.set_xlabel("nodes")
+        ax.set_ylabel("epoch time (s)")
+        ax.set_xticks(counts)
+        ax.legend()
+    fig.tight_layout()
+    fig.savefig(os.path.join(a.out, "cluster.png"), dpi=100)
+    plt.close(fig)
 
 
 if __name__ == "__main__":

@@ -267,7 +267,8 @@ int cmdRun(int Argc, char **Argv) {
 
   if (!EO.Count && !HaveDevices) {
     auto Cfg = loadClientConfig([](const char *N) { return std::getenv(N); });
-    if (Cfg && Cfg->Devices.empty())
+    // A cluster map without this node: the plugin says so, naming the node.
+    if (Cfg && Cfg->Devices.empty() && Cfg->NoDevicesReason.empty())
       log(LogLevel::Warning,
           "no DPUs: %s: target regions run on the host; give --emulate N "
           "or --devices HOST:PORT[,...]",
