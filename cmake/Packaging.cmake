@@ -5,19 +5,32 @@ include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
 if(NOT OMPDPU_SERVER_ONLY)
+  # Installed: <prefix>/lib/cmake/ompdpu, relocatable (paths relative to it).
   set(_cmakedir ${CMAKE_INSTALL_LIBDIR}/cmake/ompdpu)
   install(EXPORT ompdpuTargets NAMESPACE ompdpu:: DESTINATION ${_cmakedir}
           COMPONENT host)
   configure_package_config_file(cmake/ompdpuConfig.cmake.in
-    ${CMAKE_BINARY_DIR}/cmake/ompdpuConfig.cmake
+    ${CMAKE_BINARY_DIR}/cmake/install/ompdpuConfig.cmake
     INSTALL_DESTINATION ${_cmakedir} PATH_VARS CMAKE_INSTALL_BINDIR)
   write_basic_package_version_file(
     ${CMAKE_BINARY_DIR}/cmake/ompdpuConfigVersion.cmake
     COMPATIBILITY SameMinorVersion)
-  install(FILES ${CMAKE_BINARY_DIR}/cmake/ompdpuConfig.cmake
+  install(FILES ${CMAKE_BINARY_DIR}/cmake/install/ompdpuConfig.cmake
                 ${CMAKE_BINARY_DIR}/cmake/ompdpuConfigVersion.cmake
                 cmake/ompdpuDeviceImages.cmake
           DESTINATION ${_cmakedir} COMPONENT host)
+  # The build tree as a package too (-Dompdpu_DIR=<build>/cmake or
+  # CMAKE_PREFIX_PATH=<build>): the same config, its prefix the build tree
+  # (bin/ompdpu-cc, include/, lib/ are laid out there as installed), and
+  # targets exported with their build-tree paths.
+  export(EXPORT ompdpuTargets NAMESPACE ompdpu::
+         FILE ${CMAKE_BINARY_DIR}/cmake/ompdpuTargets.cmake)
+  configure_package_config_file(cmake/ompdpuConfig.cmake.in
+    ${CMAKE_BINARY_DIR}/cmake/ompdpuConfig.cmake
+    INSTALL_DESTINATION cmake INSTALL_PREFIX ${CMAKE_BINARY_DIR}
+    PATH_VARS CMAKE_INSTALL_BINDIR)
+  configure_file(cmake/ompdpuDeviceImages.cmake
+                 ${CMAKE_BINARY_DIR}/cmake/ompdpuDeviceImages.cmake COPYONLY)
 endif()
 
 # Debian's files every package carries: copyright and changelog.
