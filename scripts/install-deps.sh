@@ -33,6 +33,9 @@ PACKAGES=(
   libsystemd-dev dpkg-dev fakeroot lintian systemd
   # tests/packaging: the service booted under a real systemd (systemd-nspawn)
   systemd-container
+  # `ompdpu testbed up --slurm`, tests/cluster/slurm_test.sh: slurmctld, slurmd, srun
+  # (slurm-wlm-basic-plugins has mpi/pmix, for srun --mpi=pmix with Open MPI)
+  slurm-wlm slurmctld slurmd slurm-client slurm-wlm-basic-plugins
 )
 
 missing=()

@@ -5,7 +5,7 @@
 //   ompdpu emulate N [--pin] [--cores-per-dpu K] [--memory SIZE]
 //                    [--mpi -- MPIRUN [ARGS...]]
 //   ompdpu info [--devices HOST:PORT,...] [--cluster]
-//   ompdpu testbed up|status|down|exec|mpirun|env ...
+//   ompdpu testbed up|status|down|exec|mpirun|srun|sbatch|env ...
 //
 //===----------------------------------------------------------------------===//
 #include "client/connection.h"
@@ -43,7 +43,7 @@ const char *Usage =
     "       ompdpu key create FILE\n"
     "       ompdpu vm start|stop|status|run|... (the arm64 VM testbed; "
     "see ompdpu vm --help)\n"
-    "       ompdpu testbed up|status|down|exec|mpirun|env ... (nodes with "
+    "       ompdpu testbed up|status|down|exec|mpirun|srun|... (nodes with "
     "DPUs\n"
     "                      on this machine; see ompdpu testbed --help)\n"
     "       ompdpu version\n"
