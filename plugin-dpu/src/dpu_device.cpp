@@ -40,6 +40,8 @@ std::string DpuDevice::name() const {
   return format("device %d (%s)", Index, Conn->address().text().c_str());
 }
 
+std::string DpuDevice::address() const { return Conn->address().text(); }
+
 uint16_t DpuDevice::machine() const { return machineForIsa(info().Isa); }
 
 AsyncQueue *DpuDevice::acquireQueue() {

@@ -113,6 +113,8 @@ public:
 
   /// "device 0 (127.0.0.1:18515)", the prefix of every message.
   std::string name() const;
+  /// The server's "HOST:PORT", as configured.
+  std::string address() const;
   /// Facts from the handshake.
   const client::ServerInfo &info() const { return Conn->info(); }
   /// e_machine of images this device runs (0 for a placeholder).

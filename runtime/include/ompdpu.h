@@ -25,6 +25,11 @@ int ompdpu_device(int k);
 /** 1 if OpenMP device number dev is a DPU, else 0. */
 int ompdpu_is_dpu(int dev);
 
+/** The k-th DPU's server as "HOST:PORT" (the devices file's or
+ *  OMPDPU_DEVICES' text), or NULL if there is no such DPU or the plugin
+ *  cannot say (LLVM 19's built-in plugin). Valid for the process's life. */
+const char *ompdpu_device_address(int k);
+
 #ifdef __cplusplus
 }
 #endif

@@ -14,12 +14,14 @@
 #include <cstdint>
 #include <dlfcn.h>
 #include <mutex>
+#include <string>
 #include <vector>
 
 namespace {
 
 using LastAllocFn = int32_t (*)(int32_t *, void **, uint64_t *);
 using NumDevicesFn = int (*)();
+using DeviceAddressFn = int32_t (*)(int32_t, char *, uint64_t);
 using TargetAllocFn = void *(*)(size_t, int);
 using TargetFreeFn = void (*)(void *, int);
 
@@ -27,6 +29,13 @@ using TargetFreeFn = void (*)(void *, int);
 struct PluginQueries {
   LastAllocFn LastAlloc;
   NumDevicesFn NumDevices;
+  DeviceAddressFn DeviceAddress; ///< absent from LLVM 19's built-in plugin
+};
+
+/// A DPU among the OpenMP devices: its number and its server.
+struct Dpu {
+  int Device;
+  std::string Address;
 };
 
 std::vector<PluginQueries> loadedPlugins() {
@@ -39,7 +48,9 @@ std::vector<PluginQueries> loadedPlugins() {
     if (F && N &&
         std::none_of(Plugins.begin(), Plugins.end(),
                      [&](const PluginQueries &P) { return P.LastAlloc == F; }))
-      Plugins.push_back({F, N});
+      Plugins.push_back({F, N,
+                         reinterpret_cast<DeviceAddressFn>(
+                             dlsym(H, "__ompdpu_plugin_device_address"))});
   };
   // Where the plugin is part of libomptarget itself (LLVM 19 and later
   // link plugins in) its queries are in the global scope.
@@ -58,7 +69,15 @@ std::vector<PluginQueries> loadedPlugins() {
   return Plugins;
 }
 
-std::vector<int> findDpus() {
+/// Device L of plugin P's server address ("" if it cannot say).
+std::string addressOf(const PluginQueries &P, int L) {
+  char Buf[300] = "";
+  if (!P.DeviceAddress || !P.DeviceAddress(L, Buf, sizeof(Buf)))
+    return "";
+  return Buf;
+}
+
+std::vector<Dpu> findDpus() {
   std::vector<PluginQueries> Plugins = loadedPlugins();
   auto NumDevices = reinterpret_cast<NumDevicesFn>(
       dlsym(RTLD_DEFAULT, "omp_get_num_devices"));
@@ -66,12 +85,13 @@ std::vector<int> findDpus() {
       reinterpret_cast<TargetAllocFn>(dlsym(RTLD_DEFAULT, "omp_target_alloc"));
   auto Free =
       reinterpret_cast<TargetFreeFn>(dlsym(RTLD_DEFAULT, "omp_target_free"));
-  std::vector<int> Dpus;
+  std::vector<Dpu> Dpus;
   if (Plugins.empty() || !NumDevices || !Alloc || !Free)
     return Dpus;
   int N = NumDevices();
   for (int Dev = 0; Dev < N; ++Dev) {
-    if (std::count(Dpus.begin(), Dpus.end(), Dev))
+    if (std::any_of(Dpus.begin(), Dpus.end(),
+                    [&](const Dpu &D) { return D.Device == Dev; }))
       continue;
     // A DPU allocation bumps its plugin's per-thread count and is the
     // pointer omp_target_alloc returned.
@@ -94,20 +114,27 @@ std::vector<int> findDpus() {
         // them are DPUs, those unreachable since start-up too.
         for (int L = 0; L < Plugins[K].NumDevices(); ++L)
           if (Dev - Id + L >= 0 && Dev - Id + L < N)
-            Dpus.push_back(Dev - Id + L);
+            Dpus.push_back({Dev - Id + L, addressOf(Plugins[K], L)});
         break;
       }
     }
     Free(P, Dev);
   }
-  std::sort(Dpus.begin(), Dpus.end());
-  Dpus.erase(std::unique(Dpus.begin(), Dpus.end()), Dpus.end());
+  auto ByDevice = [](const Dpu &A, const Dpu &B) {
+    return A.Device < B.Device;
+  };
+  std::sort(Dpus.begin(), Dpus.end(), ByDevice);
+  Dpus.erase(std::unique(Dpus.begin(), Dpus.end(),
+                         [](const Dpu &A, const Dpu &B) {
+                           return A.Device == B.Device;
+                         }),
+             Dpus.end());
   return Dpus;
 }
 
-const std::vector<int> &dpus() {
+const std::vector<Dpu> &dpus() {
   static std::once_flag Once;
-  static std::vector<int> D;
+  static std::vector<Dpu> D;
   std::call_once(Once, [] { D = findDpus(); });
   return D;
 }
@@ -119,13 +146,20 @@ extern "C" int ompdpu_num_devices(void) {
 }
 
 extern "C" int ompdpu_device(int K) {
-  const std::vector<int> &D = dpus();
-  return K >= 0 && K < static_cast<int>(D.size()) ? D[K] : -1;
+  const std::vector<Dpu> &D = dpus();
+  return K >= 0 && K < static_cast<int>(D.size()) ? D[K].Device : -1;
 }
 
 extern "C" int ompdpu_is_dpu(int Dev) {
-  for (int D : dpus())
-    if (D == Dev)
+  for (const Dpu &D : dpus())
+    if (D.Device == Dev)
       return 1;
   return 0;
+}
+
+extern "C" const char *ompdpu_device_address(int K) {
+  const std::vector<Dpu> &D = dpus();
+  if (K < 0 || K >= static_cast<int>(D.size()) || D[K].Address.empty())
+    return nullptr;
+  return D[K].Address.c_str();
 }

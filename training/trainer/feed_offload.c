@@ -33,6 +33,9 @@ static atomic_int in_flight; /* DPU regions issued and not yet marked done */
 static pthread_t main_thread;
 static int dpu_dev = -1, dpu_rank = 0;
 
+/* The DPU's "HOST:PORT", read before any region (the handler below names it). */
+static char dpu_address[256];
+
 /* SIGABRT: from a helper thread while DPU regions are in flight, the DPU
  * is gone; anywhere else, the default action. */
 static void on_abort(int sig) {
@@ -44,7 +47,7 @@ static void on_abort(int sig) {
   }
   if (!atomic_exchange(&dpu_lost, 1)) {
     char msg[512];
-    const char *addr = getenv("OMPDPU_DEVICES");
+    const char *addr = dpu_address[0] ? dpu_address : getenv("OMPDPU_DEVICES");
     int n = snprintf(msg, sizeof msg,
                      "ompdpu-train: warning: rank %d: DPU lost (OpenMP device "
                      "%d, %s): augmentation and validation continue on the "
@@ -166,13 +169,15 @@ void off_create(feeder *f) {
   run *r = f->r;
   main_thread = pthread_self();
   f->dev = ompdpu_device(0);
+  if (ompdpu_device_address(0))
+    snprintf(dpu_address, sizeof dpu_address, "%s", ompdpu_device_address(0));
   if (f->dev < 0 && getenv("OMPDPU_DEVICES") && *getenv("OMPDPU_DEVICES"))
     die("--way offload: no DPU of OMPDPU_DEVICES=%s answered (`ompdpu "
         "info` says why)",
         getenv("OMPDPU_DEVICES"));
   if (f->dev < 0)
-    die("--way offload: no DPU (run under `ompdpu run` or set "
-        "OMPDPU_DEVICES)");
+    die("--way offload: no DPU answered on this node (`ompdpu info` says "
+        "which it uses and why; emulated DPUs: `ompdpu run --emulate 1`)");
   const char *hh = getenv("LIBOMP_USE_HIDDEN_HELPER_TASK");
   if (hh && !strcmp(hh, "0"))
     note(r, "ompdpu-train: warning: LIBOMP_USE_HIDDEN_HELPER_TASK=0 makes "

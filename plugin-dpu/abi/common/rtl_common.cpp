@@ -12,6 +12,8 @@
 #include "common/elf_image.h"
 #include "common/log.h"
 
+#include <cstdio>
+
 using namespace ompdpu;
 using namespace ompdpu::abi;
 using namespace ompdpu::plugin;
@@ -167,6 +169,16 @@ int32_t __ompdpu_plugin_last_alloc(int32_t *Id, void **Ptr, uint64_t *Count) {
 
 /// ompdpu's own query: number of DPUs this plugin copy drives.
 int32_t __ompdpu_plugin_num_devices() { return DpuPlugin::get().numDevices(); }
+
+/// ompdpu's own query: device Id's server as "HOST:PORT" in Buf (Len
+/// bytes, cut short and terminated if longer); 0 for no such device.
+int32_t __ompdpu_plugin_device_address(int32_t Id, char *Buf, uint64_t Len) {
+  DpuDevice *D = DpuPlugin::get().device(Id);
+  if (!D || !Buf || Len == 0)
+    return 0;
+  std::snprintf(Buf, Len, "%s", D->address().c_str());
+  return 1;
+}
 
 #pragma GCC visibility pop
 } // extern "C"
