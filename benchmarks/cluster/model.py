@@ -151,7 +151,7 @@ def fit(runs, ars, args):
     # a single local batch size c_step cannot be told apart: 0.
     # --ranks-share-cores: the multi-rank runs put their ranks on one
     # machine's cores (as on the 2-core test VM): used for the allreduce only.
-    own = [r for r in runs if not (args.ranks_share_cores and r["ranks"] > 1)] or runs
+    own = [r for r in runs if not ((args.ranks_share_cores or args.machine_cores) and r["ranks"] > 1)] or runs
     rows = [(r["steps"], r["steps"] * r["local"], e["compute_s"]) for r in own for e in r["epochs"]]
     locals_ = {r["local"] for r in own}
     if len(locals_) > 1 and args.c_step is None and args.fit_c_step:
@@ -211,8 +211,11 @@ def fit(runs, ars, args):
     return prm
 
 
-def predict_run(prm, r):
-    """Predicted mean epoch time of a measured run on its own machine."""
+def predict_run(prm, r, machine_cores=0):
+    """Predicted mean epoch time of a measured run on its own machine. With
+    machine_cores, every node's processes (host ranks, and the emulated DPUs
+    doing aug+val at the host's speed) shared that many cores: the epoch
+    takes at least the nodes' CPU work over those cores."""
     p = r["ranks"]
     q = dict(prm, dpu_speed=prm["fit_dpu_speed"])
     link = prm["fit_link"]
@@ -220,6 +223,9 @@ def predict_run(prm, r):
     full = prm["fit_full_step"].get(p)
     if full is not None and p > 1:  # the measured allreduce instead of the ring formula
         t["time"] += r["steps"] * (1 - prm["overlap"]) * full - t["allreduce"]
+    if machine_cores:
+        work = p * (t["compute"] + t["augval_host"] + t["overhead"])
+        return max(t["time"], work / machine_cores)
     return t["time"]
 
 
@@ -231,15 +237,16 @@ def cmd_fit(args):
     print("%-40s %-7s %5s %7s %10s %10s %7s" % ("run", "way", "nodes", "batch", "measured", "model", "error"))
     errs = []
     checks = load(args.check)[0] if args.check else []
-    shared = [r for r in runs if args.ranks_share_cores and r["ranks"] > 1]
+    shared = [r for r in runs if (args.ranks_share_cores or args.machine_cores) and r["ranks"] > 1]
     runs = [r for r in runs if r not in shared]
     for i, r in enumerate(runs + checks + shared):
         if i == len(runs) and checks:
             print("-- not fitted, predicted only (--check):")
         if i == len(runs) + len(checks) and shared:
-            print("-- ranks sharing one machine's cores (--ranks-share-cores; used for the allreduce only):")
+            print("-- ranks sharing one machine's cores (used for the allreduce only%s):"
+                  % (f"; predicted as time-shared on {args.machine_cores} cores" if args.machine_cores else ""))
         meas = mean([e["time_s"] for e in r["epochs"]])
-        pred = predict_run(prm, r)
+        pred = predict_run(prm, r, args.machine_cores if r in shared else 0)
         err = (pred - meas) / meas
         errs.append(abs(err))
         print("%-40s %-7s %5d %7d %9.3fs %9.3fs %+6.1f%%" % (
@@ -247,6 +254,10 @@ def cmd_fit(args):
     n = len(runs)
     print("\n|error|: median %.1f%%, max %.1f%% over the %d fitted runs (in-sample)"
           % (100 * statistics.median(errs[:n]), 100 * max(errs[:n]), n))
+    if shared and args.machine_cores:
+        sh = errs[n + len(checks):]
+        print("|error|: median %.1f%%, max %.1f%% over the %d multi-node runs time-shared on %d cores "
+              "(out of sample)" % (100 * statistics.median(sh), 100 * max(sh), len(sh), args.machine_cores))
     if checks:
         c = errs[n:n + len(checks)]
         print("|error|: median %.1f%%, max %.1f%% over the %d --check runs (out of sample)"
@@ -409,6 +420,9 @@ def main(argv=None):
                        help="fit c_step too (needs runs with several images per node per step)")
         s.add_argument("--ranks-share-cores", action="store_true",
                        help="multi-rank runs shared one machine: use them for the allreduce only")
+        s.add_argument("--machine-cores", type=int, default=0,
+                       help="multi-node runs of a testbed whose nodes shared this many cores: fit on "
+                            "1-node runs, predict the others as time-shared")
         s.add_argument("--a-img", type=float)
         s.add_argument("--v-img", type=float)
 
