@@ -151,7 +151,8 @@ def fit(runs, ars, args):
     # a single local batch size c_step cannot be told apart: 0.
     # --ranks-share-cores: the multi-rank runs put their ranks on one
     # machine's cores (as on the 2-core test VM): used for the allreduce only.
-    own = [r for r in runs if not ((args.ranks_share_cores or args.machine_cores) and r["ranks"] > 1)] or runs
+    share = args.ranks_share_cores or getattr(args, "machine_cores", 0)
+    own = [r for r in runs if not (share and r["ranks"] > 1)] or runs
     rows = [(r["steps"], r["steps"] * r["local"], e["compute_s"]) for r in own for e in r["epochs"]]
     locals_ = {r["local"] for r in own}
     if len(locals_) > 1 and args.c_step is None and args.fit_c_step:
@@ -237,7 +238,7 @@ def cmd_fit(args):
     print("%-40s %-7s %5s %7s %10s %10s %7s" % ("run", "way", "nodes", "batch", "measured", "model", "error"))
     errs = []
     checks = load(args.check)[0] if args.check else []
-    shared = [r for r in runs if (args.ranks_share_cores or args.machine_cores) and r["ranks"] > 1]
+    shared = [r for r in runs if (args.ranks_share_cores or getattr(args, "machine_cores", 0)) and r["ranks"] > 1]
     runs = [r for r in runs if r not in shared]
     for i, r in enumerate(runs + checks + shared):
         if i == len(runs) and checks:
