@@ -1,5 +1,5 @@
 """Emulated DPUs for Python tools (the benchmark suite, the fault tests):
-`ompdpu emulate` started, its one line of JSON read (README, "Run"), and
+`ompdpu emulate` started, its one line of JSON read (runtime/README.md, "Running: the details"), and
 stopped by closing its stdin."""
 import atexit
 import json
