@@ -311,38 +311,26 @@ def up(state_dir, controller, nodes, enter, log, partitions=None, extra_conf="")
                                    "namespace of %s (another slurm daemon there?):\n%s"
                                    % (port, name, out.strip()))
 
-        argv = ["munged", "--key-file=" + key,
-                "--socket=" + os.path.join(sd, "run", "munge.sock"),
-                "--pid-file=" + os.path.join(sd, "run", "munged.pid"),
-                "--log-file=" + os.path.join(sd, "log", "munged.log"),
-                "--seed-file=" + os.path.join(sd, "munge", "munged.seed"),
-                "--origin=" + caddr]
-        cp = _run(enter(cname) + argv, check=False)
-        if cp.returncode != 0:
-            raise RuntimeError("testbed_slurm: munged failed (%d): %s\n%s"
-                               % (cp.returncode, cp.stdout.strip(),
-                                  _tail(os.path.join(sd, "log", "munged.log"))))
-        started("munged", cname, os.path.join(sd, "run", "munged.pid"), argv,
-                os.path.join(sd, "log", "munged.log"))
-
-        argv = ["slurmctld", "-f", conf]
-        cp = _run(enter(cname) + argv, env=senv, check=False)
-        if cp.returncode != 0:
-            raise RuntimeError("testbed_slurm: slurmctld failed (%d): %s\n%s"
-                               % (cp.returncode, cp.stdout.strip(),
-                                  _tail(os.path.join(sd, "log", "slurmctld.log"))))
-        started("slurmctld", cname, os.path.join(sd, "run", "slurmctld.pid"), argv,
-                os.path.join(sd, "log", "slurmctld.log"))
-
-        for n, _ in nodes:
-            argv = ["slurmd", "-f", conf, "-N", n]
-            cp = _run(enter(n) + argv, env=senv, check=False)
+        def daemon(kind, where, argv, env, tag):
+            """Start one daemon (it forks) in where's namespaces; tag names
+            its pid and log files."""
+            log_path = os.path.join(sd, "log", tag + ".log")
+            cp = _run(enter(where) + argv, env=env, check=False)
             if cp.returncode != 0:
-                raise RuntimeError("testbed_slurm: slurmd %s failed (%d): %s\n%s"
-                                   % (n, cp.returncode, cp.stdout.strip(),
-                                      _tail(os.path.join(sd, "log", "slurmd-%s.log" % n))))
-            started("slurmd", n, os.path.join(sd, "run", "slurmd-%s.pid" % n), argv,
-                    os.path.join(sd, "log", "slurmd-%s.log" % n))
+                raise RuntimeError("testbed_slurm: %s failed (%d): %s\n%s"
+                                   % (" ".join([kind] + ([where] if kind == "slurmd" else [])),
+                                      cp.returncode, cp.stdout.strip(), _tail(log_path)))
+            started(kind, where, os.path.join(sd, "run", tag + ".pid"), argv, log_path)
+
+        daemon("munged", cname, ["munged", "--key-file=" + key,
+                                 "--socket=" + os.path.join(sd, "run", "munge.sock"),
+                                 "--pid-file=" + os.path.join(sd, "run", "munged.pid"),
+                                 "--log-file=" + os.path.join(sd, "log", "munged.log"),
+                                 "--seed-file=" + os.path.join(sd, "munge", "munged.seed"),
+                                 "--origin=" + caddr], None, "munged")
+        daemon("slurmctld", cname, ["slurmctld", "-f", conf], senv, "slurmctld")
+        for n, _ in nodes:
+            daemon("slurmd", n, ["slurmd", "-f", conf, "-N", n], senv, "slurmd-" + n)
 
         want = {n for n, _ in nodes}
         end = time.monotonic() + UP_TIMEOUT

@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""Training across the nodes of `ompdpu testbed`, three ways: host only
+"""Training and the halo exchange (halo_cluster.py) across the nodes of
+`ompdpu testbed`. Training three ways: host only
 (one rank per node), OpenMP offload to each node's DPU (the rank's DPU from
 the testbed's cluster map, by its node and local rank), and an MPI rank on
 each node's DPU (MPMD). Weak scaling (a fixed batch and data per node) and
@@ -27,6 +28,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+import halo_cluster  # noqa: E402
 WAYS = ("host", "offload", "mpi")
 
 
@@ -150,6 +153,7 @@ def main():
     ap.add_argument("--test-limit", type=int, default=1000)
     ap.add_argument("--val-chunk", type=int, default=250)
     ap.add_argument("--timeout", type=float, default=600)
+    ap.add_argument("--workloads", default="training,halo", help="training and/or halo")
     ap.add_argument("--quick", action="store_true", help="1 round, smaller data (CI)")
     ap.add_argument("--keep-testbed", action="store_true", help="use a testbed that is up; leave it up")
     a = ap.parse_args()
@@ -163,13 +167,16 @@ def main():
     scalings = [s for s in a.scaling.split(",") if s]
     if any(s not in ("weak", "strong") for s in scalings):
         raise SystemExit("run_cluster: --scaling takes weak and/or strong")
+    workloads = [w for w in a.workloads.split(",") if w]
+    if not workloads or any(w not in ("training", "halo") for w in workloads):
+        raise SystemExit("run_cluster: --workloads takes training and/or halo")
     os.makedirs(os.path.join(a.out, "runs"), exist_ok=True)
     tb = Testbed(a.build)
     if not a.keep_testbed:
         tb.run("up", "--nodes", str(counts[-1]), "--force")
     try:
         results, problems = [], []
-        for scaling in scalings:
+        for scaling in (scalings if "training" in workloads else []):
             for p in counts:
                 for rep in range(a.reps):
                     # The ways in a rotated order each round: drift on this
@@ -192,7 +199,11 @@ def main():
                         if set(clients) - {host}:
                             problems.append(f"{scaling} {p} nodes: {host}-dpu served other nodes: "
                                             f"{sorted(set(clients) - {host})}")
-        write_report(a, counts, scalings, results, problems)
+        halo = []
+        if "halo" in workloads:
+            halo, halo_problems = halo_cluster.run(a, tb, counts, scalings)
+            problems += halo_problems
+        write_report(a, counts, scalings, results, problems, halo)
         for msg in problems:
             log("FAIL: " + msg)
         return 1 if problems else 0
@@ -201,7 +212,7 @@ def main():
             tb.run("down", check=False)
 
 
-def write_report(a, counts, scalings, results, problems):
+def write_report(a, counts, scalings, results, problems, halo):
     cores = os.cpu_count() or 1
     med = {}
     for r in results:
@@ -210,8 +221,8 @@ def write_report(a, counts, scalings, results, problems):
              f"{cores} cores shared by every node; each node runs one host rank and one DPU "
              "(server or MPI rank): processes per core = 2 x nodes / cores. "
              f"{a.reps} paired round(s), medians; epoch time from the trainer's own records.", ""]
-    for scaling in scalings:
-        lines += [f"## {scaling} scaling", "",
+    for scaling in (scalings if results else []):
+        lines += [f"## Training, {scaling} scaling", "",
                   "| nodes | processes/core | host (s) | offload (s) | mpi (s) | offload / mpi | "
                   "offload / host | aug+val on host (s) | same weights |",
                   "|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
@@ -228,15 +239,18 @@ def write_report(a, counts, scalings, results, problems):
                          f"{e['mpi']:.2f} | {statistics.median(pairs):.3f} | "
                          f"{e['offload'] / e['host']:.3f} | {hv:.2f} | {'yes' if same else 'NO'} |")
         lines.append("")
-    lines += ["![epoch time per way and node count](cluster.png)", ""]
+    if results:
+        lines += ["![epoch time per way and node count](cluster.png)", ""]
+    lines += halo_cluster.report_lines(halo, counts, scalings, cores)
     if problems:
         lines += ["## Problems", ""] + [f"- {m}" for m in problems] + [""]
     with open(os.path.join(a.out, "cluster.md"), "w") as f:
         f.write("\n".join(lines))
     with open(os.path.join(a.out, "cluster.json"), "w") as f:
         json.dump({"cores": cores, "counts": counts, "scalings": scalings, "runs": results,
-                   "problems": problems}, f, indent=1)
-    plot(a, counts, scalings, med)
+                   "halo": halo, "problems": problems}, f, indent=1)
+    if results:
+        plot(a, counts, scalings, med)
     log(f"wrote {os.path.join(a.out, 'cluster.md')}")
 
 

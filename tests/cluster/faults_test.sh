@@ -124,7 +124,7 @@ echo "node-absent: mpirun stopped naming n3"
 $tb up --nodes 2 --force >up3.out 2>&1 || fail "testbed up again: exit status $?"
 sed -i 's/^\(n2 = \).*/\110.77.0.101:18515/' /run/ompdpu-testbed/devices
 /usr/bin/python3 "$here/benchmarks/cluster/run_cluster.py" --build "$build" --nodes 2 --scaling weak \
-  --quick --keep-testbed --out "$work/foreign" >foreign.out 2>&1 && fail "foreign-map: the check passed"
+  --workloads training --quick --keep-testbed --out "$work/foreign" >foreign.out 2>&1 && fail "foreign-map: the check passed"
 grep -q "n1-dpu served other nodes: \['n2'\]" foreign.out || fail "foreign-map: not named"
 echo "foreign-map: caught (n1-dpu served n2)"
 echo "faults_test: all passed"

@@ -173,25 +173,7 @@ servers_gone || fail "(c) servers still running after the het job: $(servers2 | 
 
 if command -v mpicc >/dev/null; then
   step "(d) srun -p hosts -N2 -n2 --mpi=pmix allreduce"
-  cat >"$WORK/allreduce.c" <<'EOF'
-#include <mpi.h>
-#include <stdio.h>
-#include <unistd.h>
-int main(int argc, char **argv) {
-  int rank, size, one, sum = 0;
-  char host[64];
-  MPI_Init(&argc, &argv);
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  gethostname(host, sizeof host);
-  one = rank + 1;
-  MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-  printf("rank %d of %d on %s: sum %d\n", rank, size, host, sum);
-  MPI_Finalize();
-  return sum == size * (size + 1) / 2 ? 0 : 1;
-}
-EOF
-  mpicc -o "$WORK/allreduce" "$WORK/allreduce.c" || fail "mpicc"
+  mpicc -o "$WORK/allreduce" "$HERE/allreduce.c" || fail "mpicc"
   out=$(cd "$WORK" && T=60 tb srun -p hosts -N2 -n2 --mpi=pmix ./allreduce 2>&1)
   rc=$?
   echo "$out" | sed 's/^/    /'

@@ -85,25 +85,7 @@ out=$(cd "$WORK" && timeout 60 "$TB" mpirun -H n1,n2 -np 2 hostname 2>&1)
 [ "$(echo "$out" | sort | tr '\n' ' ')" = "n1 n2 " ] || fail "mpirun hostname: $out"
 
 if command -v mpicc >/dev/null; then
-  cat >"$WORK/allreduce.c" <<'EOF'
-#include <mpi.h>
-#include <stdio.h>
-#include <unistd.h>
-int main(int argc, char **argv) {
-  int rank, size, one, sum = 0;
-  char host[64];
-  MPI_Init(&argc, &argv);
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  gethostname(host, sizeof host);
-  one = rank + 1;
-  MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-  printf("rank %d of %d on %s: sum %d\n", rank, size, host, sum);
-  MPI_Finalize();
-  return sum == size * (size + 1) / 2 ? 0 : 1;
-}
-EOF
-  mpicc -o "$WORK/allreduce" "$WORK/allreduce.c" || fail "mpicc"
+  mpicc -o "$WORK/allreduce" "$HERE/allreduce.c" || fail "mpicc"
   for hosts in n1,n2 n1,n2,n1-dpu,n2-dpu; do
     np=$(echo $hosts | tr ',' '\n' | wc -l)
     step "mpirun -H $hosts -np $np allreduce"
