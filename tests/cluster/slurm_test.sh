@@ -10,33 +10,12 @@
 # Takes down a testbed that is up before it starts. Exit 77: no namespaces or no Slurm.
 # usage: slurm_test.sh [--build DIR]
 set -u
-HERE=$(cd "$(dirname "$0")" && pwd)
-REPO=$(cd "$HERE/../.." && pwd)
-BUILD=${OMPDPU_BUILD_DIR:-$REPO/build}
-[ "${1:-}" = --build ] && BUILD=$2
-export OMPDPU_BUILD_DIR=$BUILD
-TB=$REPO/scripts/ompdpu-testbed
-RUN=/run/ompdpu-testbed
+NAME=slurm_test
+. "$(dirname "$0")/common.sh"
 PORT2=18600            # the second servers (the testbed's own listen on 18515)
-
-say() { echo "slurm_test: $*"; }
-skip() { say "SKIP: $*"; exit 77; }
-[ "$(id -u)" = 0 ] || skip "not root: the testbed needs network namespaces"
-for t in ip unshare nsenter; do command -v $t >/dev/null || skip "no $t"; done
 for t in slurmctld slurmd srun sbatch sinfo munged; do
   command -v $t >/dev/null || skip "no $t (apt-get install slurm-wlm slurm-client munge)"
 done
-ip netns list >/dev/null 2>&1 || skip "ip netns does not work here"
-[ -x "$BUILD/bin/ompdpu-server" ] || { say "FAIL: no $BUILD/bin/ompdpu-server"; exit 1; }
-
-WORK=$(mktemp -d /tmp/slurm-test.XXXXXX)
-chmod 755 "$WORK"
-trap '"$TB" down >/dev/null 2>&1; rm -rf "$WORK"' EXIT
-trap 'exit 130' INT TERM HUP
-FAILS=0
-fail() { say "FAIL: $*"; FAILS=$((FAILS + 1)); }
-t0=$(date +%s.%N)
-step() { printf 'slurm_test: [%5.1f s] %s\n' "$(echo "$(date +%s.%N) - $t0" | bc)" "$*"; }
 tb() { timeout "${T:-30}" "$TB" "$@"; }
 servers2() { pgrep -f "ompdpu-server --listen 0.0.0.0:$PORT2"; }
 # Slurm's files outside the testbed's directory (the package's own, left as they were).

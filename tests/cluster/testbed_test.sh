@@ -8,28 +8,8 @@
 # Takes down a testbed that is up before it starts. Exit 77: no namespaces here.
 # usage: testbed_test.sh [--build DIR]
 set -u
-HERE=$(cd "$(dirname "$0")" && pwd)
-REPO=$(cd "$HERE/../.." && pwd)
-BUILD=${OMPDPU_BUILD_DIR:-$REPO/build}
-[ "${1:-}" = --build ] && BUILD=$2
-export OMPDPU_BUILD_DIR=$BUILD
-TB=$REPO/scripts/ompdpu-testbed
-RUN=/run/ompdpu-testbed
-
-say() { echo "testbed_test: $*"; }
-skip() { say "SKIP: $*"; exit 77; }
-[ "$(id -u)" = 0 ] || skip "not root: the testbed needs network namespaces"
-for t in ip unshare nsenter; do command -v $t >/dev/null || skip "no $t"; done
-ip netns list >/dev/null 2>&1 || skip "ip netns does not work here"
-[ -x "$BUILD/bin/ompdpu-server" ] || { say "FAIL: no $BUILD/bin/ompdpu-server"; exit 1; }
-
-WORK=$(mktemp -d /tmp/testbed-test.XXXXXX)
-trap '"$TB" down >/dev/null 2>&1; rm -rf "$WORK"' EXIT
-trap 'exit 130' INT TERM HUP
-FAILS=0
-fail() { say "FAIL: $*"; FAILS=$((FAILS + 1)); }
-t0=$(date +%s.%N)
-step() { printf 'testbed_test: [%5.1f s] %s\n' "$(echo "$(date +%s.%N) - $t0" | bc)" "$*"; }
+NAME=testbed_test
+. "$(dirname "$0")/common.sh"
 
 # What must be gone after down: the namespaces, links and processes of the testbed.
 links() { ip -o link | awk -F': ' '{print $2}' | sed 's/@.*//' | sort; }
