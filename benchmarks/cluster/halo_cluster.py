@@ -7,11 +7,14 @@ nodes, one host rank per node, three ways:
   mpi          each host rank sends its borders to an MPI rank on its own
                node's DPU; the DPU ranks exchange (MPMD).
 All three must end with the same grid (grid_hash)."""
-import json
 import os
 import statistics
 import subprocess
+import sys
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "suite"))
+from runs import parse_results  # noqa: E402  (the suite's RESULT lines)
 
 WAYS = ("host", "offload-mpi", "mpi")
 SERVER_PORT = 18600  # the --mpi servers' first port: rank r listens on +r
@@ -20,13 +23,6 @@ SERVER_PORT = 18600  # the --mpi servers' first port: rank r listens on +r
 def grid(scaling, p):
     """(ny, nx, iterations): weak scaling 1024 rows per node, strong 2048."""
     return (1024 * p if scaling == "weak" else 2048), 2048, 60
-
-
-def parse_result(text):
-    for line in text.splitlines():
-        if line.startswith("RESULT "):
-            return json.loads(line[7:])
-    return None
 
 
 def start_servers(tb, a, p, devices_file):
@@ -92,7 +88,7 @@ def one_round(a, tb, p, scaling, rep, devices_file):
     out = {}
     for way in order:
         r = tb.run("mpirun", *cmds[way], check=False, capture=True, timeout=a.timeout)
-        res = parse_result(r.stdout)
+        res = (parse_results(r.stdout) or [None])[0]
         if r.returncode != 0 or not res:
             raise SystemExit(f"run_cluster: halo {scaling} {p} nodes {way}: exit status {r.returncode}\n"
                              f"{r.stdout[-1500:]}\n{r.stderr[-1500:]}")

@@ -16,12 +16,11 @@ namespace ompdpu {
 
 std::string DeviceAddress::text() const { return hostPortText(Host, Port); }
 
-static std::string trim(const std::string &S) {
+std::string trimBlanks(const std::string &S) {
   size_t B = S.find_first_not_of(" \t\r\n");
   if (B == std::string::npos)
     return "";
-  size_t E = S.find_last_not_of(" \t\r\n");
-  return S.substr(B, E - B + 1);
+  return S.substr(B, S.find_last_not_of(" \t\r\n") - B + 1);
 }
 
 Expected<DeviceAddress> parseHostPort(const std::string &Item,
@@ -59,7 +58,7 @@ Expected<std::vector<DeviceAddress>> parseDeviceList(const std::string &S) {
   std::stringstream SS(S);
   std::string Item;
   while (std::getline(SS, Item, ',')) {
-    Item = trim(Item);
+    Item = trimBlanks(Item);
     if (Item.empty())
       return Status::error("empty item in device list '" + S + "'");
     auto A = parseHostPort(Item);

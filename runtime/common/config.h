@@ -65,6 +65,9 @@ using EnvLookup = std::function<const char *(const char *)>;
 Expected<DeviceAddress> parseHostPort(const std::string &S,
                                       bool AllowPortZero = false);
 
+/// S without leading and trailing blanks (spaces, tabs, line ends).
+std::string trimBlanks(const std::string &S);
+
 /// Parse "host:port[,host:port...]"; whitespace around items is ignored.
 Expected<std::vector<DeviceAddress>> parseDeviceList(const std::string &S);
 

@@ -13,13 +13,6 @@
 
 namespace ompdpu {
 
-static std::string trim(const std::string &S) {
-  size_t B = S.find_first_not_of(" \t\r\n");
-  if (B == std::string::npos)
-    return "";
-  return S.substr(B, S.find_last_not_of(" \t\r\n") - B + 1);
-}
-
 static bool validNodeName(const std::string &N) {
   if (N.empty() || N.size() > 253)
     return false;
@@ -36,7 +29,7 @@ Expected<DeviceMap> parseDeviceMap(const std::string &Text) {
   std::string Line;
   for (int LineNo = 1; std::getline(SS, Line); ++LineNo) {
     std::string Where = "line " + std::to_string(LineNo);
-    Line = trim(Line.substr(0, Line.find('#')));
+    Line = trimBlanks(Line.substr(0, Line.find('#')));
     if (Line.empty())
       continue;
     size_t Eq = Line.find('=');
@@ -47,7 +40,7 @@ Expected<DeviceMap> parseDeviceMap(const std::string &Text) {
       Map.Everywhere.push_back(*A);
       continue;
     }
-    NodeDevices N{trim(Line.substr(0, Eq)), {}};
+    NodeDevices N{trimBlanks(Line.substr(0, Eq)), {}};
     if (!validNodeName(N.Node))
       return Status::error(format("%s: '%s' is not a host name (NODE = "
                                   "HOST:PORT[, HOST:PORT...])",
@@ -55,7 +48,7 @@ Expected<DeviceMap> parseDeviceMap(const std::string &Text) {
     for (const NodeDevices &Seen : Map.Nodes)
       if (Seen.Node == N.Node)
         return Status::error(Where + ": node '" + N.Node + "' is listed twice");
-    auto L = parseDeviceList(trim(Line.substr(Eq + 1)));
+    auto L = parseDeviceList(trimBlanks(Line.substr(Eq + 1)));
     if (!L)
       return L.status().withContext(Where + ": node '" + N.Node + "'");
     if (L->empty())

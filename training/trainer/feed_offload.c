@@ -169,8 +169,9 @@ void off_create(feeder *f) {
   run *r = f->r;
   main_thread = pthread_self();
   f->dev = ompdpu_device(0);
-  if (ompdpu_device_address(0))
-    snprintf(dpu_address, sizeof dpu_address, "%s", ompdpu_device_address(0));
+  const char *addr = ompdpu_device_address(0);
+  if (addr)
+    snprintf(dpu_address, sizeof dpu_address, "%s", addr);
   if (f->dev < 0 && getenv("OMPDPU_DEVICES") && *getenv("OMPDPU_DEVICES"))
     die("--way offload: no DPU of OMPDPU_DEVICES=%s answered (`ompdpu "
         "info` says why)",
