@@ -58,6 +58,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(
                                 "runtime", "tools"))
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 from ompdpu_emulate import Emulation, NotStarted  # noqa: E402
+import ompdpu_ready  # noqa: E402
 
 out_lock = threading.Lock()
 
@@ -180,10 +181,10 @@ class VmTarget:
         self.port = st["ports"][0] if st["ports"] else 18515
         if a.fresh_server:
             rc, text = self.guest(a.server_env + " ompdpu-start-server 0 " + a.server_args)
-            m = re.search(r"LISTENING \S+:(\d+) pid (\d+)", text)
-            if rc != 0 or not m:
+            ready = ompdpu_ready.find(text)
+            if rc != 0 or not ready:
                 raise Failed("cannot start a server in the guest (%s):\n%s" % (rc, text))
-            self.port, self.server_pid = int(m.group(1)), int(m.group(2))
+            self.port, self.server_pid = ready.port, ready.pid
         self.subst = {"{addr}": "%s:%d" % (st["guest_ip"], self.port), "{port}": str(self.port),
                       "{guest}": st["guest_ip"]}
 

@@ -4,9 +4,11 @@
 #include "common/log.h"
 
 #include <cerrno>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <poll.h>
+#include <regex>
 #include <sys/socket.h>
 
 namespace ompdpu::protocol {
@@ -190,7 +192,8 @@ std::vector<ChannelFrame> drainChannel(int Fd, bool &Closed) {
 }
 
 std::string formatReadyLine(const ReadyLine &L) {
-  return "LISTENING " + L.address() + "\n";
+  return "{\"listening\":\"" + L.address() +
+         "\",\"pid\":" + std::to_string(L.Pid) + "}\n";
 }
 
 Expected<ReadyLine> parseReadyLine(const std::string &Line) {
@@ -199,23 +202,20 @@ Expected<ReadyLine> parseReadyLine(const std::string &Line) {
                          "not a readiness line: '" +
                              Line.substr(0, Line.find('\n')) + "'");
   };
-  const std::string Prefix = "LISTENING ";
-  if (Line.rfind(Prefix, 0) != 0)
+  // The one form formatReadyLine writes (scripts parse it as JSON).
+  static const std::regex Form(
+      R"re(\{"listening":"([^"]+):([0-9]{1,5})","pid":([0-9]{1,10})\}\n?)re");
+  std::smatch M;
+  if (!std::regex_match(Line, M, Form))
     return Bad();
-  size_t End = Line.find('\n', Prefix.size());
-  if (End != std::string::npos && End + 1 != Line.size())
-    return Bad();
-  std::string Where = Line.substr(Prefix.size(), End - Prefix.size());
-  size_t Colon = Where.rfind(':');
-  if (Colon == std::string::npos || Colon == 0)
+  unsigned long Port = std::stoul(M[2].str());
+  unsigned long long Pid = std::stoull(M[3].str());
+  if (Port == 0 || Port > 65535 || Pid == 0 || Pid > INT32_MAX)
     return Bad();
   ReadyLine L;
-  L.Host = Where.substr(0, Colon);
-  char *Stop = nullptr;
-  unsigned long Port = std::strtoul(Where.c_str() + Colon + 1, &Stop, 10);
-  if (*Stop || Port == 0 || Port > 65535)
-    return Bad();
+  L.Host = M[1].str();
   L.Port = static_cast<uint16_t>(Port);
+  L.Pid = static_cast<int>(Pid);
   return L;
 }
 

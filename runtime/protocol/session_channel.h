@@ -100,11 +100,12 @@ template <typename T> bool decodeChannelFrame(const ChannelFrame &F, T &Out) {
   return decodeBody(R, Out).ok();
 }
 
-/// The line a supervisor writes to --ready-fd once it accepts clients:
-/// "LISTENING <host>:<port>\n".
+/// The line a supervisor writes to --ready-fd once it accepts clients, one
+/// line of JSON: {"listening":"<host>:<port>","pid":<pid>}.
 struct ReadyLine {
   std::string Host;
   uint16_t Port = 0;
+  int Pid = 0;
   /// HOST:PORT, an IPv6 host in brackets (as OMPDPU_DEVICES takes it).
   std::string address() const { return hostPortText(Host, Port); }
 };

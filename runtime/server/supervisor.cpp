@@ -403,7 +403,7 @@ int Supervisor::run() {
         Where.c_str(), isaName(nativeMachine()), Cores, Cores == 1 ? "" : "s",
         Opts.Memory / double(1ull << 30));
   if (Opts.ReadyFd >= 0) {
-    std::string Line = formatReadyLine({Addr->Host, *Port});
+    std::string Line = formatReadyLine({Addr->Host, *Port, getpid()});
     ssize_t Ignored = write(Opts.ReadyFd, Line.data(), Line.size());
     (void)Ignored;
     close(Opts.ReadyFd);

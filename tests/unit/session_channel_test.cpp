@@ -154,19 +154,23 @@ TEST_F(Channel, CrashFramesAreDrainedAndLongNamesCut) {
 }
 
 TEST(ReadyLine, RoundTripsAndRejectsNoise) {
-  auto L = parseReadyLine(formatReadyLine({"127.0.0.1", 18515}));
+  auto L = parseReadyLine(formatReadyLine({"127.0.0.1", 18515, 4242}));
   ASSERT_TRUE(static_cast<bool>(L)) << L.status().message();
   EXPECT_EQ(L->Host, "127.0.0.1");
   EXPECT_EQ(L->Port, 18515);
+  EXPECT_EQ(L->Pid, 4242);
   EXPECT_EQ(L->address(), "127.0.0.1:18515");
-  EXPECT_TRUE(static_cast<bool>(parseReadyLine("LISTENING [::1]:80")));
   // An IPv6 host leaves in brackets, as OMPDPU_DEVICES needs it.
-  EXPECT_EQ(formatReadyLine({"::1", 80}), "LISTENING [::1]:80\n");
-  EXPECT_EQ(parseReadyLine("LISTENING [::1]:80")->address(), "[::1]:80");
+  EXPECT_EQ(formatReadyLine({"::1", 80, 7}),
+            "{\"listening\":\"[::1]:80\",\"pid\":7}\n");
+  EXPECT_EQ(parseReadyLine(R"({"listening":"[::1]:80","pid":7})")->address(),
+            "[::1]:80");
   for (const char *Bad :
-       {"", "LISTENING", "LISTENING host", "LISTENING :80", "LISTENING h:0",
-        "LISTENING h:70000", "LISTENING h:80x", "LISTENING h:80\ntrailing",
-        "READY h:80"})
+       {"", "LISTENING 127.0.0.1:80", R"({"listening":"h:80"})",
+        R"({"listening":":80","pid":1})", R"({"listening":"h:0","pid":1})",
+        R"({"listening":"h:70000","pid":1})", R"({"listening":"h:80","pid":0})",
+        R"({"listening":"h:80x","pid":1})",
+        "{\"listening\":\"h:80\",\"pid\":1}\ntrailing"})
     EXPECT_FALSE(static_cast<bool>(parseReadyLine(Bad))) << Bad;
 }
 

@@ -5,5 +5,5 @@
 // UNSUPPORTED: arm-vm
 // RUN: %python %S/Inputs/restart_server.py %server | FileCheck %s
 // CHECK: time-wait on the port: 1
-// CHECK-NEXT: restarted: LISTENING 127.0.0.1:PORT
+// CHECK-NEXT: restarted: 127.0.0.1:PORT
 // CHECK-NEXT: a second server on the port: exit 1, ompdpu-server error: cannot listen on 127.0.0.1:PORT: Address already in use

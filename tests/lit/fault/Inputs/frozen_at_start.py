@@ -7,7 +7,6 @@ usage: frozen_at_start.py SERVER-CMD... -- OMPDPU-CMD... -- PROGRAM
 (each command possibly behind a wrapper such as `timeout`)
 """
 import os
-import re
 import signal
 import subprocess
 import sys
@@ -23,13 +22,12 @@ TIMEOUT = 2.0  # OMPDPU_CONNECT_TIMEOUT
 
 def start(server, key):
     extra = ["--root-sessions"] if os.geteuid() == 0 else []
-    proc, line = start_server(server, ["--listen", "127.0.0.1:0", "--key", key] + extra,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                              start_new_session=True)
-    m = re.match(r"LISTENING (\S+)$", line)
-    if not m:
+    proc, ready = start_server(server, ["--listen", "127.0.0.1:0", "--key", key] + extra,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                               start_new_session=True)
+    if not ready:
         sys.exit("server did not start")
-    return proc, m.group(1)
+    return proc, ready.address
 
 
 def timed(cmd, env):

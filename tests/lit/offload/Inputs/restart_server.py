@@ -7,7 +7,6 @@ the port while the second one runs.
 usage: restart_server.py SERVER-CMD...   (e.g. a path to ompdpu-server)
 """
 import os
-import re
 import socket
 import subprocess
 import sys
@@ -18,7 +17,7 @@ from with_server import start_server  # noqa: E402
 
 
 def start(cmd, port):
-    """A server on 127.0.0.1:port: (process, its readiness line)."""
+    """A server on 127.0.0.1:port: (process, its ompdpu_ready.Ready or None)."""
     return start_server(cmd, ["--insecure", "--listen", "127.0.0.1:%d" % port],
                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
 
@@ -35,21 +34,20 @@ def time_wait_on(port):
 
 def main():
     cmd = sys.argv[1:]
-    first, line = start(cmd, 0)
-    m = re.match(r"LISTENING \S+:(\d+)$", line)
-    if not m:
-        print("first server did not start: %r" % line)
+    first, ready = start(cmd, 0)
+    if not ready:
+        print("first server did not start")
         return 1
-    port = int(m.group(1))
+    port = ready.port
     client = socket.create_connection(("127.0.0.1", port))
     time.sleep(0.3)
     first.terminate()
     first.wait(timeout=20)
     client.close()
     print("time-wait on the port: %d" % time_wait_on(port))
-    second, line = start(cmd, port)
-    print("restarted: %s" % line.replace(str(port), "PORT"))
-    third, line = start(cmd, port)
+    second, ready = start(cmd, port)
+    print("restarted: %s" % (ready.address.replace(str(port), "PORT") if ready else None))
+    third, _ = start(cmd, port)
     out = third.communicate(timeout=20)[0].decode(errors="replace")
     said = [l for l in out.splitlines() if "ompdpu-server error" in l]
     print("a second server on the port: exit %d, %s"

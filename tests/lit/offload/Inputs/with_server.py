@@ -12,20 +12,22 @@ given to USER, whom it then stands for) and each --server-arg are appended to
 it; run by root, it also gets --root-sessions unless a --server-arg names
 --root-user. In CMD, `{addr}` becomes 127.0.0.1:PORT and `{port}` the
 port. The server binds a free port itself and is up once it writes its
-readiness line (`LISTENING 127.0.0.1:PORT`) to fd N: no other process can
+readiness line (runtime/tools/ompdpu_ready.py) to fd N: no other process can
 take the port in between, and no stray connection reaches the server.
 Exits with CMD's status (128+signal if it died of a signal).
 """
 import os
-import re
 import secrets
-import select
 import shutil
 import signal
 import subprocess
 import sys
 import tempfile
-import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "..", "..", "runtime", "tools"))
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+from ompdpu_ready import start_server  # noqa: E402,F401 (also for restart_server.py)
 
 
 def make_key(directory):
@@ -35,31 +37,6 @@ def make_key(directory):
     with os.fdopen(fd, "w") as f:
         f.write("ompdpu-key-v1 %s\n" % secrets.token_hex(32))
     return path
-
-
-def read_ready_line(fd, timeout):
-    """The server's readiness line on fd, or "" at EOF or after timeout s."""
-    data, deadline = b"", time.monotonic() + timeout
-    with os.fdopen(fd, "rb", buffering=0) as f:
-        while b"\n" not in data:
-            left = deadline - time.monotonic()
-            if left <= 0 or not select.select([f], [], [], left)[0]:
-                break
-            chunk = f.read(256)
-            if not chunk:
-                break
-            data += chunk
-    return data.decode(errors="replace").strip()
-
-
-def start_server(cmd, args, **popen):
-    """cmd + args + `--ready-fd N`: (the process, its readiness line, "" if
-    it wrote none within 20 s)."""
-    ready_r, ready_w = os.pipe()
-    server = subprocess.Popen(cmd + args + ["--ready-fd", str(ready_w)],
-                              pass_fds=(ready_w,), **popen)
-    os.close(ready_w)
-    return server, read_ready_line(ready_r, 20)
 
 
 def main():
@@ -88,17 +65,16 @@ def main():
     opts += ["--key", key] + (["--root-sessions"] if as_root else []) + extra
     # Port 0: the server binds a free port itself and says which on --ready-fd,
     # so no other process can take the port between its choice and the bind.
-    server, line = start_server(server_cmd, ["--listen", "127.0.0.1:0"] + opts,
-                                start_new_session=True)
+    server, ready = start_server(server_cmd, ["--listen", "127.0.0.1:0"] + opts,
+                                 start_new_session=True)
     try:
-        m = re.match(r"LISTENING (\S+):(\d+)$", line)
-        if not m:
+        if not ready:
             server.poll()
             sys.stderr.write("with_server: server %s before listening\n"
                              % ("not ready after 20 s" if server.returncode is None
                                 else "exited with %d" % server.returncode))
             return 1
-        port = int(m.group(2))
+        port = ready.port
         addr = "127.0.0.1:%d" % port
         cmd = [a.replace("{addr}", addr).replace("{port}", str(port)) for a in cmd]
         sys.stdout.flush()
