@@ -111,6 +111,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
   case MsgType::SessionCrash:
     roundTrip<SessionCrash>(H, Body);
     break;
+  case MsgType::SessionRawOutput:
+    roundTrip<SessionRawOutput>(H, Body);
+    break;
   case MsgType::Trace:
     roundTrip<TraceControl>(H, Body);
     break;
