@@ -11,6 +11,7 @@ set(DNNK_SOURCE_DIR ${CMAKE_CURRENT_LIST_DIR}/..)
 set(DNNK_SOURCES
     ${DNNK_SOURCE_DIR}/src/alloc.c
     ${DNNK_SOURCE_DIR}/src/augment.c
+    ${DNNK_SOURCE_DIR}/src/augment_warp.c
     ${DNNK_SOURCE_DIR}/src/conv.c
     ${DNNK_SOURCE_DIR}/src/conv1x1.c
     ${DNNK_SOURCE_DIR}/src/conv_c1.c

@@ -205,16 +205,29 @@ typedef struct dnnk_augment_params {
   float contrast;   /* scale around the image mean by U(1-c, 1+c) (0: off) */
   float mean[DNNK_AUG_MAX_CHANNELS]; /* per channel, on the [0,1] scale */
   float std[DNNK_AUG_MAX_CHANNELS];  /* per channel, nonzero */
+  /* Random resized crop, on when scale[1] > 0: a box of U(scale) of the
+   * padded image's area, aspect w/h log-uniform in ratio ({0, 0}: 1),
+   * clamped to the padded image, resampled bilinearly to out_h x out_w. */
+  float scale[2];
+  float ratio[2];
+  float degrees[2];    /* rotate by U(degrees) counter-clockwise ({0,0}: off) */
+  float fill;          /* pixel value (0-255) outside the image when warping */
+  float color;         /* gain U(1-k, 1+k) drawn per channel (0: off) */
+  float saturation[2]; /* 3 channels: away from grey by 1 + U(s) ({0,0}: off) */
 } dnnk_augment_params;
 
-/* Fills p with no augmentation: no crop/flip/jitter, mean 0, std 1,
- * crop size h x w. */
+/* Fills p with no augmentation: no crop/flip/jitter/warp/colour, mean 0,
+ * std 1, crop size h x w. */
 void dnnk_augment_defaults(dnnk_augment_params *p, int h, int w);
 /* Augments n uint8 images (c <= 4 channels, h x w, layout as given) into
  * n x c x out_h x out_w floats. Image i uses the random draws of image index
  * first_index + i, so any split of a batch (host / DPU) gives the same
  * bytes as the whole. Bit-identical on every ISA: integer image statistics,
- * no FMA contraction, no reductions in float. */
+ * no FMA contraction, no reductions in float, no libm beyond floor and sqrt.
+ * Per pixel, in this order: crop (with pad; or the resized crop, rotation
+ * about the output's centre and flip as one bilinear warp), channel gain,
+ * contrast around the image mean, saturation (luma weights 0.299, 0.587,
+ * 0.114), brightness, clamp to [0, 255], normalisation. */
 void dnnk_augment_batch(const dnnk_augment_params *p, const uint8_t *in,
                         int layout, int n, int c, int h, int w,
                         long first_index, float *out);

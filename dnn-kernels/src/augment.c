@@ -9,40 +9,15 @@
 #include <stdlib.h>
 
 #include "alloc.h"
-#include "dnnk.h"
+#include "augment_internal.h"
 
 #pragma STDC FP_CONTRACT OFF
 
 #pragma omp declare target
 
-/* Random choices made for one image. */
-typedef struct aug_draw {
-  int off_y, off_x; /* top-left of the crop in the padded image */
-  int flip;         /* mirror the crop horizontally */
-  float add;        /* brightness offset, pixel units */
-  float gain;       /* contrast factor */
-  float mean;       /* image mean (pixel units), centre of the contrast */
-  int use_add, use_gain;
-} aug_draw;
-
-/* Uniform integer in [0, range) from 32 random bits (multiply-shift). */
-static inline int uniform_int(uint32_t u, int range) {
-  return (int)(((uint64_t)u * (uint32_t)range) >> 32);
-}
-
-/* Uniform float in [0, 1) from the top 24 bits: exact on every ISA. */
-static inline float uniform01(uint32_t u) {
-  return (float)(u >> 8) * (1.0f / 16777216.0f);
-}
-
-/* Uniform float in [-1, 1). */
-static inline float uniform_pm1(uint32_t u) {
-  return uniform01(u) * 2.0f - 1.0f;
-}
-
 /* Draws the random choices of the image with global index idx. */
-static aug_draw draw_image(const dnnk_augment_params *p, const uint8_t *img,
-                           int c, int h, int w, long idx) {
+aug_draw dnnk_aug_draw(const dnnk_augment_params *p, const uint8_t *img, int c,
+                       int h, int w, long idx) {
   uint32_t r[4], s[4];
   uint32_t ctr0[4] = {p->epoch, (uint32_t)idx, (uint32_t)((uint64_t)idx >> 32),
                       0};
@@ -73,9 +48,9 @@ static aug_draw draw_image(const dnnk_augment_params *p, const uint8_t *img,
  * values in float. The layout and flip tests are hoisted out of the pixel
  * loop, and the columns inside the image are computed once, so the inner
  * loops are branch-free and vectorise. */
-static void gather_row(const dnnk_augment_params *p, const aug_draw *d,
-                       const uint8_t *img, int layout, int c, int h, int w,
-                       int ci, int oy, float *row) {
+void dnnk_aug_gather_row(const dnnk_augment_params *p, const aug_draw *d,
+                         const uint8_t *img, int layout, int c, int h, int w,
+                         int ci, int oy, float *row) {
   int n = p->out_w, y = oy + d->off_y - p->pad;
   if (y < 0 || y >= h) {
     for (int ox = 0; ox < n; ++ox)
@@ -151,6 +126,12 @@ void dnnk_augment_defaults(dnnk_augment_params *p, int h, int w) {
     p->mean[i] = 0.0f;
     p->std[i] = 1.0f;
   }
+  p->scale[0] = p->scale[1] = 0.0f;
+  p->ratio[0] = p->ratio[1] = 0.0f;
+  p->degrees[0] = p->degrees[1] = 0.0f;
+  p->fill = 0.0f;
+  p->color = 0.0f;
+  p->saturation[0] = p->saturation[1] = 0.0f;
 }
 
 void dnnk_augment_batch(const dnnk_augment_params *p, const uint8_t *in,
@@ -158,13 +139,18 @@ void dnnk_augment_batch(const dnnk_augment_params *p, const uint8_t *in,
                         long first_index, float *out) {
   if (n <= 0 || c <= 0 || c > DNNK_AUG_MAX_CHANNELS)
     return;
+  /* The new operations take their own path: this one keeps its bytes. */
+  if (dnnk_aug_is_full(p)) {
+    dnnk_aug_full_batch(p, in, layout, n, c, h, w, first_index, out);
+    return;
+  }
   long in_size = (long)c * h * w, out_plane = (long)p->out_h * p->out_w;
   aug_draw *draws =
       (aug_draw *)dnnk_alloc(sizeof(aug_draw) * n, "augment: draws");
   /* Draws first, so the pixel loop can split images by channel. */
 #pragma omp parallel for schedule(static)
   for (int b = 0; b < n; ++b)
-    draws[b] = draw_image(p, in + b * in_size, c, h, w, first_index + b);
+    draws[b] = dnnk_aug_draw(p, in + b * in_size, c, h, w, first_index + b);
 #pragma omp parallel for collapse(2) schedule(static)
   for (int b = 0; b < n; ++b)
     for (int ci = 0; ci < c; ++ci) {
@@ -173,7 +159,7 @@ void dnnk_augment_batch(const dnnk_augment_params *p, const uint8_t *in,
       float scale = 1.0f / p->std[ci], shift = p->mean[ci];
       for (int oy = 0; oy < p->out_h; ++oy) {
         float *row = plane + (long)oy * p->out_w;
-        gather_row(p, &draws[b], img, layout, c, h, w, ci, oy, row);
+        dnnk_aug_gather_row(p, &draws[b], img, layout, c, h, w, ci, oy, row);
         transform_row(&draws[b], scale, shift, p->out_w, row);
       }
     }

@@ -12,6 +12,8 @@
 
 /* FNV-1a 64 of the float output of dnnk_augment_golden_run(). */
 #define DNNK_AUGMENT_GOLDEN 0xa8deaace489979a8ull
+/* The same for the heavy operations (dnnk_augment_heavy_golden_hash()). */
+#define DNNK_AUGMENT_HEAVY_GOLDEN 0x4b0d53766523d31cull
 
 /* Geometry of the golden batch: 8 NHWC 32x32 RGB images. */
 enum { GOLDEN_N = 8, GOLDEN_C = 3, GOLDEN_H = 32, GOLDEN_W = 32 };
@@ -57,6 +59,31 @@ static inline uint64_t dnnk_augment_golden_hash(void) {
   dnnk_augment_batch(&p, img, DNNK_NHWC, GOLDEN_N, GOLDEN_C, GOLDEN_H, GOLDEN_W,
                      64, out);
   uint64_t h = dnnk_fnv1a(out, sizeof(float) * nin);
+  free(img);
+  free(out);
+  return h;
+}
+
+/* The golden batch through every heavy operation (resized crop to 28x28 of
+ * the padded image, rotation, flip, channel gain, contrast, saturation,
+ * brightness); first image index 64. */
+static inline uint64_t dnnk_augment_heavy_golden_hash(void) {
+  long nin = (long)GOLDEN_N * GOLDEN_C * GOLDEN_H * GOLDEN_W;
+  long nout = (long)GOLDEN_N * GOLDEN_C * 28 * 28;
+  uint8_t *img = (uint8_t *)malloc(nin);
+  float *out = (float *)malloc(sizeof(float) * nout);
+  dnnk_augment_params p;
+  dnnk_augment_golden_setup(img, &p);
+  p.out_h = p.out_w = 28;
+  p.scale[0] = 0.25f, p.scale[1] = 1.0f;
+  p.ratio[0] = 0.75f, p.ratio[1] = 4.0f / 3.0f;
+  p.degrees[0] = -30.0f, p.degrees[1] = 30.0f;
+  p.fill = 40.0f;
+  p.color = 0.3f;
+  p.saturation[0] = -0.6f, p.saturation[1] = 0.6f;
+  dnnk_augment_batch(&p, img, DNNK_NHWC, GOLDEN_N, GOLDEN_C, GOLDEN_H, GOLDEN_W,
+                     64, out);
+  uint64_t h = dnnk_fnv1a(out, sizeof(float) * nout);
   free(img);
   free(out);
   return h;

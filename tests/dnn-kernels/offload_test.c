@@ -223,6 +223,13 @@ static void test_augment(void) {
         "augmentation device bytes == host bytes");
   check(dnnk_fnv1a(out_d, sizeof(float) * nin) == DNNK_AUGMENT_GOLDEN,
         "augmentation device bytes == golden hash");
+  uint64_t heavy = 0;
+  // clang-format off
+#pragma omp target map(from: heavy)
+  // clang-format on
+  heavy = dnnk_augment_heavy_golden_hash();
+  check(heavy == DNNK_AUGMENT_HEAVY_GOLDEN,
+        "heavy augmentation (warp, colour) device bytes == golden hash");
   free(img);
   free(out_h);
   free(out_d);

@@ -101,6 +101,8 @@ int main(void) {
   conv_case();
   check(dnnk_augment_golden_hash() == DNNK_AUGMENT_GOLDEN,
         "augmentation golden hash");
+  check(dnnk_augment_heavy_golden_hash() == DNNK_AUGMENT_HEAVY_GOLDEN,
+        "heavy augmentation golden hash (warp, colour)");
   check(dnnk_conv_golden_hash() == DNNK_CONV_GOLDEN,
         "convGemm golden hash (both layouts, three passes)");
   check(dnnk_conv_golden_layout_hash(DNNK_NCHWC) == DNNK_CONV_GOLDEN_NCHW,
