@@ -13,6 +13,10 @@
 #              measured speeds): it gets a share, and after ten steps the
 #              weights and momentum are the host way's up to the rounding
 #              of the split sum (relative difference at most 1e-5)
+# heavy        the heavy augmentation (resized crop, rotation, colour) of
+#              Fashion-MNIST upscaled to the ResNet's 3x32x32: host, offload
+#              and mpi train the same network; a checkpoint of it refuses to
+#              resume with the light augmentation, naming it
 # resume       stopping after epoch 1 and --resume gives the uninterrupted
 #              run's weights bit for bit, also from a checkpoint whose epoch
 #              records do not fit this version's (with a warning) and from
@@ -73,6 +77,26 @@ ways)
     figures $w.out >$w.fig
     cmp -s host.fig $w.fig || fail "$w differs from host: $(diff host.fig $w.fig)"
   done
+  ;;
+heavy)
+  heavy="--model resnet --dataset fashion --augment heavy --epochs 1 --train-limit 256 --test-limit 100 --val-chunk 50 --quiet"
+  "$train" --way host $heavy --checkpoint heavy.ck >host.out 2>&1 || fail "host: exit status $?"
+  grep -q "upscaled to the resnet model's 3x32x32 input" host.out || fail "no upscaling note"
+  grep -q "Fashion-MNIST images, heavy augmentation" host.out || fail "not the heavy configuration"
+  "$ompdpu" run --emulate 1 -- "$train" --way offload $heavy >offload.out 2>&1 ||
+    fail "offload: exit status $?"
+  $mpirun -np 1 "$train" --way mpi $heavy : -np 1 "$train" --way mpi --role dpu $heavy \
+    >mpi.out 2>&1 || fail "mpi: exit status $?"
+  figures host.out >host.fig
+  [ "$(wc -l <host.fig)" -eq 2 ] || fail "host: expected an epoch line and a final line"
+  for w in offload mpi; do
+    figures $w.out >$w.fig
+    cmp -s host.fig $w.fig || fail "$w differs from host: $(diff host.fig $w.fig)"
+  done
+  # The light augmentation trains another network: not a resume of it.
+  "$train" --way host $(echo "$heavy" | sed 's/--augment heavy/--augment light/; s/--epochs 1/--epochs 2/') \
+    --checkpoint heavy.ck --resume >light.out 2>&1 && fail "light resumed a heavy checkpoint"
+  grep -q -- "--augment heavy (this run: light)" light.out || fail "no message naming --augment"
   ;;
 ranks)
   tiny="--epochs 1 --train-limit 640 --test-limit 200 --quiet"
@@ -288,6 +312,8 @@ bad-options)
 --train-limit -1|--train-limit -1: not a whole number
 --stop-after 0|--stop-after 0: not a whole number
 --model bogus|--model must be one of cnn|resnet, not 'bogus'
+--augment medium|--augment must be one of light|heavy, not 'medium'
+--dataset mnist|--dataset must be one of fashion|synthetic, not 'mnist'
 --schedule bogus|--schedule must be one of cosine|step|constant, not 'bogus'
 --warmup 5|--warmup 5: more epochs than the run's 1
 --json nowhere/x.json|--json nowhere/x.json: cannot write in nowhere

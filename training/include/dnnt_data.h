@@ -37,6 +37,10 @@ int dnnt_load_fashion(const char *dir, const char *split, dnnt_dataset *d,
  * seed, for scaling runs without real data. */
 int dnnt_synthetic(long count, int c, int h, int w, int classes, uint64_t seed,
                    dnnt_dataset *d);
+/* Resizes every image to h x w (bilinear, half-pixel centres, as PyTorch's
+ * interpolate) and replicates a grey channel to c; -1 when the data has
+ * other channels than 1 or c, or memory runs out. */
+int dnnt_dataset_fit(dnnt_dataset *d, int c, int h, int w);
 /* Keeps the first `count` images (no-op if it has fewer). */
 void dnnt_dataset_truncate(dnnt_dataset *d, long count);
 /* Frees the images and labels. */

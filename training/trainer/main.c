@@ -14,14 +14,18 @@ options parse_options(int argc, char **argv);
 void train_loop(run *r, epoch_rec *recs, int *nrecs, float *params, float *mom,
                 int first_epoch);
 
-/* Loads the data: Fashion-MNIST for the CNN, synthetic for the ResNet. */
+/* Loads the data: synthetic images of the model's input shape, or
+ * Fashion-MNIST (fitted to the ResNet's 3x32x32 input: upscaled, grey in
+ * every channel). */
 static void load_data(run *r) {
   char err[1024];
-  if (!strcmp(r->o.model, "resnet")) {
-    dnnt_synthetic(r->o.train_limit ? r->o.train_limit : 10000, 3, 32, 32, 10,
-                   r->o.seed, &r->train);
-    dnnt_synthetic(r->o.test_limit ? r->o.test_limit : 2000, 3, 32, 32, 10,
-                   r->o.seed, &r->test);
+  const dnnt_net *n = &r->net;
+  if (r->o.synthetic) {
+    if (dnnt_synthetic(r->o.train_limit ? r->o.train_limit : 10000, n->in_c,
+                       n->in_h, n->in_w, 10, r->o.seed, &r->train) ||
+        dnnt_synthetic(r->o.test_limit ? r->o.test_limit : 2000, n->in_c,
+                       n->in_h, n->in_w, 10, r->o.seed, &r->test))
+      die("cannot allocate the synthetic images");
     return;
   }
   if (dnnt_load_fashion(r->o.data, "train", &r->train, err, sizeof err) ||
@@ -32,18 +36,30 @@ static void load_data(run *r) {
     die("%s/t10k-images-idx3-ubyte.gz: images of %dx%d, the training "
         "set's are %dx%d",
         r->o.data, r->test.h, r->test.w, r->train.h, r->train.w);
+  dnnt_dataset_truncate(&r->train, r->o.train_limit);
+  dnnt_dataset_truncate(&r->test, r->o.test_limit);
+  if (!strcmp(r->o.model, "resnet") && r->train.c == 1 &&
+      r->train.h <= n->in_h && r->train.w <= n->in_w) {
+    note(r,
+         "ompdpu-train: Fashion-MNIST's %dx%d grey images upscaled to "
+         "the resnet model's %dx%dx%d input\n",
+         r->train.h, r->train.w, n->in_c, n->in_h, n->in_w);
+    if (dnnt_dataset_fit(&r->train, n->in_c, n->in_h, n->in_w) ||
+        dnnt_dataset_fit(&r->test, n->in_c, n->in_h, n->in_w))
+      die("cannot allocate the upscaled images");
+  }
   if (r->train.c != r->net.in_c || r->train.h != r->net.in_h ||
       r->train.w != r->net.in_w)
     die("%s/train-images-idx3-ubyte.gz: images of %d channel%s of %dx%d, the "
         "%s model takes %d of %dx%d",
         r->o.data, r->train.c, r->train.c == 1 ? "" : "s", r->train.h,
         r->train.w, r->o.model, r->net.in_c, r->net.in_h, r->net.in_w);
-  dnnt_dataset_truncate(&r->train, r->o.train_limit);
-  dnnt_dataset_truncate(&r->test, r->o.test_limit);
 }
 
-/* Augmentation (random crop with padding, flip, normalisation) and the
- * normalisation alone for validation. Fashion-MNIST's mean and std. */
+/* Augmentation (light: random crop with padding, flip; heavy: as
+ * torchvision's RandomResizedCrop, RandomRotation, RandomHorizontalFlip and
+ * ColorJitter, with a colour cast per channel) and the normalisation alone
+ * for validation. Fashion-MNIST's mean and std. */
 static void set_augmentation(run *r) {
   const dnnt_net *n = &r->net;
   dnnk_augment_defaults(&r->norm, n->in_h, n->in_w);
@@ -53,8 +69,17 @@ static void set_augmentation(run *r) {
   }
   r->norm.seed = r->o.seed;
   r->aug = r->norm;
-  r->aug.pad = r->o.pad;
   r->aug.flip = r->o.flip;
+  if (!r->o.heavy) {
+    r->aug.pad = r->o.pad;
+    return;
+  }
+  dnnk_augment_params *a = &r->aug;
+  a->scale[0] = 0.35f, a->scale[1] = 1.0f;
+  a->ratio[0] = 0.75f, a->ratio[1] = 4.0f / 3.0f;
+  a->degrees[0] = -15.0f, a->degrees[1] = 15.0f;
+  a->brightness = 0.2f, a->contrast = 0.2f, a->color = 0.2f;
+  a->saturation[0] = -0.4f, a->saturation[1] = 0.4f;
 }
 
 /* World layout: host ranks first; WAY_MPI adds as many DPU ranks. */
@@ -173,11 +198,13 @@ int main(int argc, char **argv) {
   const char *ways[] = {"host", "offload", "mpi"};
   note(&r,
        "ompdpu-train: %s model (%ld parameters), %ld training / %ld test "
-       "images, way %s, %d rank%s x %d thread%s, batch %d, %d epochs\n",
+       "%s images, %s augmentation, way %s, %d rank%s x %d thread%s, batch "
+       "%d, %d epochs\n",
        r.o.model, np, r.train.count, r.test.count,
-       r.o.worker ? "worker" : ways[r.o.way], r.ranks, r.ranks > 1 ? "s" : "",
-       omp_get_max_threads(), omp_get_max_threads() > 1 ? "s" : "", r.o.batch,
-       r.o.epochs);
+       r.o.synthetic ? "synthetic" : "Fashion-MNIST",
+       r.o.heavy ? "heavy" : "light", r.o.worker ? "worker" : ways[r.o.way],
+       r.ranks, r.ranks > 1 ? "s" : "", omp_get_max_threads(),
+       omp_get_max_threads() > 1 ? "s" : "", r.o.batch, r.o.epochs);
   double t0 = now_s();
   if (first_epoch < r.o.epochs)
     train_loop(&r, recs, &nrecs, params, mom, first_epoch);

@@ -14,6 +14,7 @@ static const char usage[] =
     "usage: ompdpu-train [--way host|offload|mpi|worker] [--model cnn|resnet]\n"
     "  [--data DIR] [--epochs N] [--batch N] [--lr X] [--momentum X]\n"
     "  [--wd X] [--schedule cosine|step|constant] [--warmup N] [--seed N]\n"
+    "  [--dataset fashion|synthetic] [--augment light|heavy]\n"
     "  [--train-limit N] [--test-limit N] [--pad N] [--no-flip]\n"
     "  [--prefetch N] [--val-chunk N] [--checkpoint FILE] [--resume]\n"
     "  [--stop-after N] [--json FILE] [--quiet]\n"
@@ -92,7 +93,7 @@ options parse_options(int argc, char **argv) {
   o.model = "cnn";
   o.data = getenv("DNNT_DATA") ? getenv("DNNT_DATA") : DNNT_FASHION_DIR;
   o.epochs = 15, o.batch = 64, o.prefetch = 3, o.val_chunk = 500;
-  o.seed = 1, o.pad = 2, o.flip = 1, o.progress = 1;
+  o.seed = 1, o.pad = 2, o.flip = 1, o.progress = 1, o.synthetic = -1;
   o.sgd.lr = 0.02f, o.sgd.momentum = 0.9f, o.sgd.weight_decay = 5e-4f;
   o.sgd.schedule = DNNT_LR_COSINE, o.sgd.gamma = 0.1f, o.sgd.step_epochs = 5;
   for (int i = 1; i < argc; ++i) {
@@ -106,6 +107,10 @@ options parse_options(int argc, char **argv) {
       o.dpu_role = choice(argc, argv, &i, "host|dpu");
     else if (!strcmp(a, "--model"))
       o.model = choice(argc, argv, &i, "cnn|resnet") ? "resnet" : "cnn";
+    else if (!strcmp(a, "--dataset"))
+      o.synthetic = choice(argc, argv, &i, "fashion|synthetic");
+    else if (!strcmp(a, "--augment"))
+      o.heavy = choice(argc, argv, &i, "light|heavy");
     else if (!strcmp(a, "--data"))
       o.data = value(argc, argv, &i);
     else if (!strcmp(a, "--epochs"))
@@ -154,6 +159,10 @@ options parse_options(int argc, char **argv) {
     } else
       die("unknown option '%s'\n%s", a, usage);
   }
+  /* Each model's own data unless told: Fashion-MNIST for the CNN,
+   * synthetic images for the ResNet. */
+  if (o.synthetic < 0)
+    o.synthetic = !strcmp(o.model, "resnet");
   if (o.resume && !o.checkpoint)
     die("--resume needs --checkpoint FILE");
   if (o.sgd.warmup_epochs > o.epochs)

@@ -14,7 +14,12 @@ uint64_t run_config_hash(const run *r) {
                  r->ranks,       o->sgd.schedule, o->sgd.warmup_epochs};
   float fl[] = {o->sgd.lr, o->sgd.momentum, o->sgd.weight_decay};
   uint64_t h = dnnt_hash((const float *)vals, (long)(sizeof vals / 4));
-  return h ^ (dnnt_hash(fl, 3) * 31) ^ (uint64_t)strlen(o->model);
+  /* Zero for the light augmentation on the model's own data: checkpoints
+   * of runs before these options still resume. */
+  uint64_t data = (uint64_t)o->heavy * 0x9e3779b97f4a7c15ull ^
+                  (uint64_t)(o->synthetic != !strcmp(o->model, "resnet")) *
+                      0xc2b2ae3d27d4eb4full;
+  return h ^ (dnnt_hash(fl, 3) * 31) ^ (uint64_t)strlen(o->model) ^ data;
 }
 
 /* The shortest text that reads back as v (0.02, not 0.0199999996). */
@@ -36,12 +41,14 @@ void run_settings_text(const run *r, char *buf, size_t n) {
   snprintf(buf, n,
            "--epochs %d --batch %d --seed %llu --train-limit %ld --pad %d "
            "flip %s ranks %d --schedule %s --warmup %d --lr %s "
-           "--momentum %s --wd %s --model %s",
+           "--momentum %s --wd %s --model %s --dataset %s --augment %s",
            o->epochs, o->batch, (unsigned long long)o->seed, o->train_limit,
            o->pad, o->flip ? "yes" : "no", r->ranks,
            s >= 0 && s < 3 ? schedules[s] : "?", o->sgd.warmup_epochs,
            float_text(o->sgd.lr, lr), float_text(o->sgd.momentum, momentum),
-           float_text(o->sgd.weight_decay, wd), o->model);
+           float_text(o->sgd.weight_decay, wd), o->model,
+           o->synthetic ? "synthetic" : "fashion",
+           o->heavy ? "heavy" : "light");
 }
 
 /* Splits the next "name value" pair off *text; 0 at its end. */

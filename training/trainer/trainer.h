@@ -19,8 +19,10 @@ enum way { WAY_HOST = 0, WAY_OFFLOAD, WAY_MPI };
 typedef struct options {
   int way, dpu_role; /* dpu_role: this process is the MPI rank on a DPU */
   int worker; /* --way worker: offload, and the DPU trains part of each batch */
-  const char *model; /* "cnn" (Fashion-MNIST) or "resnet" (synthetic) */
+  const char *model; /* "cnn" (1x28x28) or "resnet" (3x32x32) */
   const char *data;  /* directory of the IDX files */
+  int synthetic;     /* --dataset: 1 synthetic images, 0 Fashion-MNIST */
+  int heavy;         /* --augment heavy: resized crop, rotation, colour */
   int epochs, stop_after, batch, prefetch, val_chunk, quiet, progress;
   long train_limit, test_limit; /* 0: the whole set */
   uint64_t seed;
