@@ -1,10 +1,13 @@
 #!/usr/bin/python3
 """The reference users would pick instead: PyTorch (Debian's python3-torch)
-training ompdpu-train's reference CNN on the same Fashion-MNIST files, with
-the same optimizer, schedule, batch, augmentation kinds and thread count.
+training ompdpu-train's reference CNN (or its small ResNet on Fashion-MNIST
+upscaled to 3x32x32) on the same Fashion-MNIST files, with the same
+optimizer, schedule, batch, augmentation kinds (light: crop with padding and
+flip; heavy: random resized crop, rotation, flip, colour) and thread count.
 Prints one line per epoch and writes a JSON report like ompdpu-train's.
 
   /usr/bin/python3 pytorch_ref.py --threads 1 --epochs 2 --json out.json
+  /usr/bin/python3 pytorch_ref.py --model resnet --augment heavy
 """
 import argparse
 import gzip
@@ -35,12 +38,18 @@ def read_idx(path, magic):
     return np.frombuffer(data, np.uint8, offset=4 + 4 * ndim).reshape(dims)
 
 
-def load(data_dir, split, limit):
+def load(data_dir, split, limit, size=0):
+    """uint8 images n x c x h x w: grey, or upscaled to 3 x size x size as
+    ompdpu-train fits them to the ResNet (bilinear, half-pixel centres)."""
     x = read_idx(f"{data_dir}/{split}-images-idx3-ubyte.gz", 0x803)
     y = read_idx(f"{data_dir}/{split}-labels-idx1-ubyte.gz", 0x801)
     if limit:
         x, y = x[:limit], y[:limit]
-    return torch.from_numpy(x.copy()), torch.from_numpy(y.astype(np.int64))
+    x = torch.from_numpy(x.copy()).unsqueeze(1)
+    if size:
+        x = F.interpolate(x.float(), size=(size, size), mode="bilinear", align_corners=False)
+        x = x.add_(0.5).floor_().clamp_(0, 255).to(torch.uint8).expand(-1, 3, -1, -1).contiguous()
+    return x, torch.from_numpy(y.astype(np.int64))
 
 
 class ReferenceCNN(nn.Module):
@@ -65,19 +74,95 @@ class ReferenceCNN(nn.Module):
         return self.f2(x)
 
 
+class SmallResNet(nn.Module):
+    """dnnt_small_resnet: conv 3->16, three stages of a residual block
+    (conv, ReLU, conv with weights scaled by 0.1, add, ReLU), stride-2 convs
+    between them, max pool 2, fc 1024->10."""
+
+    def __init__(self):
+        super().__init__()
+        self.stem = nn.Conv2d(3, 16, 3, padding=1)
+        self.blocks = nn.ModuleList()
+        self.downs = nn.ModuleList([nn.Conv2d(16, 32, 3, 2, 1), nn.Conv2d(32, 64, 3, 2, 1)])
+        for ch in (16, 32, 64):
+            self.blocks.append(nn.ModuleList([nn.Conv2d(ch, ch, 3, padding=1),
+                                              nn.Conv2d(ch, ch, 3, padding=1)]))
+        self.fc = nn.Linear(64 * 4 * 4, 10)
+        for m in self.modules():
+            if isinstance(m, (nn.Conv2d, nn.Linear)):
+                nn.init.kaiming_uniform_(m.weight, nonlinearity="relu")
+                nn.init.zeros_(m.bias)
+        with torch.no_grad():
+            for b in self.blocks:
+                b[1].weight.mul_(0.1)
+
+    def forward(self, x):
+        x = F.relu(self.stem(x))
+        for i, (c1, c2) in enumerate(self.blocks):
+            x = F.relu(x + c2(F.relu(c1(x))))
+            if i < 2:
+                x = F.relu(self.downs[i](x))
+        return self.fc(F.max_pool2d(x, 2).flatten(1))
+
+
+def normalise(raw):
+    return raw.float().div_(255.0).sub_(MEAN).div_(STD)
+
+
 def augment(raw, pad, gen):
     """Random crop with zero padding, horizontal flip, normalisation."""
-    n = raw.shape[0]
-    x = raw.float().div_(255.0).sub_(MEAN).div_(STD).unsqueeze(1)
+    n, _, h, w = raw.shape
+    x = normalise(raw)
     if pad:
         # Zero padding of the raw image is -MEAN/STD after normalisation.
         x = F.pad(x, (pad,) * 4, value=-MEAN / STD)
         ox = torch.randint(0, 2 * pad + 1, (n,), generator=gen)
         oy = torch.randint(0, 2 * pad + 1, (n,), generator=gen)
-        x = torch.stack([x[i, :, oy[i]:oy[i] + 28, ox[i]:ox[i] + 28] for i in range(n)])
+        x = torch.stack([x[i, :, oy[i]:oy[i] + h, ox[i]:ox[i] + w] for i in range(n)])
     flip = torch.rand(n, generator=gen) < 0.5
     x[flip] = x[flip].flip(3)
     return x.contiguous()
+
+
+def uniform(n, lo, hi, gen):
+    return lo + torch.rand(n, generator=gen, dtype=torch.float64) * (hi - lo)
+
+
+def augment_heavy(raw, gen):
+    """ompdpu-train's --augment heavy with torch ops, batched: the random
+    resized crop (scale 0.35-1, aspect 3/4-4/3 log-uniform, clamped), a
+    rotation of U(-15, 15) degrees and the flip as one bilinear warp
+    (affine_grid + grid_sample, fill 0), then a gain U(0.8, 1.2) per
+    channel, contrast U(0.8, 1.2) around the image mean, saturation
+    1 + U(-0.4, 0.4), brightness U(-0.2, 0.2) x 255, clamp, normalisation."""
+    n, c, h, w = raw.shape
+    x = raw.float()
+    area = uniform(n, 0.35, 1.0, gen) * h * w
+    aspect = torch.exp(uniform(n, math.log(0.75), math.log(4 / 3), gen))
+    bh = torch.sqrt(area / aspect).round().clamp(1, h)
+    bw = torch.sqrt(area * aspect).round().clamp(1, w)
+    by = torch.floor(torch.rand(n, generator=gen, dtype=torch.float64) * (h - bh + 1))
+    bx = torch.floor(torch.rand(n, generator=gen, dtype=torch.float64) * (w - bw + 1))
+    th = uniform(n, -15.0, 15.0, gen) * math.pi / 180
+    flip = torch.where(torch.rand(n, generator=gen) < 0.5, -1.0, 1.0).double()
+    cs, sn = torch.cos(th), torch.sin(th)
+    # Output (x, y) in [-1, 1]: flip, rotate counter-clockwise (y down),
+    # scale into the box around its centre.
+    sx, sy = bw / w, bh / h
+    cx, cy = (bx + bw / 2) / w * 2 - 1, (by + bh / 2) / h * 2 - 1
+    theta = torch.stack([torch.stack([cs * flip * sx, -sn * sx, cx], 1),
+                         torch.stack([sn * flip * sy, cs * sy, cy], 1)], 1).float()
+    grid = F.affine_grid(theta, (n, c, h, w), align_corners=False)
+    x = F.grid_sample(x, grid, mode="bilinear", padding_mode="zeros", align_corners=False)
+    gain = 1 + (torch.rand(n, c, 1, 1, generator=gen) * 2 - 1) * 0.2
+    x = x * gain
+    mean = raw.float().mean((1, 2, 3), keepdim=True)
+    x = (x - mean) * (1 + (torch.rand(n, 1, 1, 1, generator=gen) * 2 - 1) * 0.2) + mean
+    if c == 3:
+        grey = 0.299 * x[:, 0:1] + 0.587 * x[:, 1:2] + 0.114 * x[:, 2:3]
+        x = (x - grey) * (1 + (torch.rand(n, 1, 1, 1, generator=gen) * 2 - 1) * 0.4) + grey
+    x = x + (torch.rand(n, 1, 1, 1, generator=gen) * 2 - 1) * 0.2 * 255
+    return x.clamp_(0, 255).div_(255.0).sub_(MEAN).div_(STD).contiguous()
 
 
 def evaluate(model, x, y, batch=100):
@@ -85,7 +170,7 @@ def evaluate(model, x, y, batch=100):
     correct, loss = 0, 0.0
     with torch.no_grad():
         for s in range(0, x.shape[0], batch):
-            xb = x[s:s + batch].float().div(255.0).sub(MEAN).div(STD).unsqueeze(1)
+            xb = normalise(x[s:s + batch])
             out = model(xb)
             loss += F.cross_entropy(out, y[s:s + batch], reduction="sum").item()
             correct += (out.argmax(1) == y[s:s + batch]).sum().item()
@@ -106,19 +191,23 @@ def main():
     ap.add_argument("--test-limit", type=int, default=0)
     ap.add_argument("--pad", type=int, default=2)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--model", choices=("cnn", "resnet"), default="cnn")
+    ap.add_argument("--augment", choices=("light", "heavy"), default="light")
     ap.add_argument("--json")
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
     torch.manual_seed(a.seed)
     gen = torch.Generator().manual_seed(a.seed)
-    xtr, ytr = load(a.data, "train", a.train_limit)
-    xte, yte = load(a.data, "t10k", a.test_limit)
-    model = ReferenceCNN()
+    size = 32 if a.model == "resnet" else 0
+    xtr, ytr = load(a.data, "train", a.train_limit, size)
+    xte, yte = load(a.data, "t10k", a.test_limit, size)
+    model = SmallResNet() if a.model == "resnet" else ReferenceCNN()
     opt = torch.optim.SGD(model.parameters(), lr=a.lr, momentum=0.9, weight_decay=5e-4)
     steps = xtr.shape[0] // a.batch
     total = a.schedule_epochs or a.epochs
     print(f"pytorch {torch.__version__}: {a.threads} thread(s), {xtr.shape[0]} training / "
-          f"{xte.shape[0]} test images, batch {a.batch}, {a.epochs} epochs", flush=True)
+          f"{xte.shape[0]} test images, {a.model}, {a.augment} augmentation, batch {a.batch}, "
+          f"{a.epochs} epochs", flush=True)
     recs, t_start = [], time.monotonic()
     for e in range(a.epochs):
         t0 = time.monotonic()
@@ -129,7 +218,7 @@ def main():
                 g["lr"] = a.lr * 0.5 * (1 + math.cos(math.pi * min((e + b / steps) / total, 1.0)))
             idx = perm[b * a.batch:(b + 1) * a.batch]
             s0 = time.monotonic()
-            x = augment(xtr[idx], a.pad, gen)
+            x = augment_heavy(xtr[idx], gen) if a.augment == "heavy" else augment(xtr[idx], a.pad, gen)
             t_aug += time.monotonic() - s0
             out = model(x)
             loss = F.cross_entropy(out, ytr[idx])
@@ -154,6 +243,7 @@ def main():
     if a.json:
         with open(a.json, "w") as f:
             json.dump({"way": "pytorch", "torch": torch.__version__, "threads": a.threads,
+                       "model": a.model, "augment": a.augment,
                        "batch": a.batch, "epochs": a.epochs, "train_images": int(xtr.shape[0]),
                        "test_images": int(xte.shape[0]), "total_s": time.monotonic() - t_start,
                        "epoch_records": recs}, f, indent=1)

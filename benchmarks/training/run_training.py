@@ -2,8 +2,10 @@
 """Training benchmark: ompdpu-train on Fashion-MNIST three
 ways (host only, augmentation + validation offloaded to an emulated DPU,
 an MPI rank on the DPU), host-only with 1 and 2 threads, and PyTorch on the
-same model, data and cores. Writes training.md, training.csv,
-training.json and plots into --out.
+same model, data and cores; then the heavy configuration (the ResNet on
+Fashion-MNIST upscaled to 3x32x32 with --augment heavy) host-only against
+offload, paired, for the share of an epoch the DPU can take and what it
+saves. Writes training.md, training.csv, training.json and plots into --out.
 
   /usr/bin/python3 benchmarks/training/run_training.py --build build [--quick]
 
@@ -121,6 +123,11 @@ def main():
                     help="interleaved repetitions; the run of median epoch time of each is kept")
     ap.add_argument("--pair-reps", type=int, default=0,
                     help="more repetitions of host-1t, offload and mpi alone (the paired offload targets)")
+    ap.add_argument("--heavy-reps", type=int,
+                    help="paired repetitions of host-1t and offload in the heavy configuration (ResNet on "
+                         "Fashion-MNIST upscaled to 3x32x32, --augment heavy; default 3, quick 1, 0: none)")
+    ap.add_argument("--heavy-train-limit", type=int,
+                    help="training images of the heavy configuration, 1 epoch (default 3,840, quick 640)")
     ap.add_argument("--no-pytorch", action="store_true")
     ap.add_argument("--full-json", help="JSON of a full ompdpu-train run to include (accuracy target)")
     ap.add_argument("--data", default=os.environ.get("DNNT_DATA", "/usr/share/datasets/fashion-mnist"))
@@ -128,6 +135,9 @@ def main():
     epochs = a.epochs or (1 if a.quick else 2)
     ntrain = a.train_limit or (1920 if a.quick else 12000)
     ntest = a.test_limit or (320 if a.quick else 2000)
+    heavy_reps = a.heavy_reps if a.heavy_reps is not None else (1 if a.quick else 3)
+    heavy_train = a.heavy_train_limit or (640 if a.quick else 3840)
+    heavy_test = heavy_train // 6
     build = os.path.abspath(a.build)
     out = os.path.abspath(a.out)
     os.makedirs(out, exist_ok=True)
@@ -180,8 +190,25 @@ def main():
                   + js("pytorch-1t"), 1),
                  ("pytorch-2t", ["taskset", "-c", both, "/usr/bin/python3", ref, "--threads", "2"] + pt
                   + js("pytorch-2t"), 2)]
+    # The heavy configuration: one epoch (an offload epoch's time leaves out
+    # the wait for its validation, as in the steady state), host-only and
+    # offload back to back, each first in turn; PyTorch's once, for its own
+    # augmentation share.
+    heavy = ["--model", "resnet", "--dataset", "fashion", "--augment", "heavy", "--epochs", "1",
+             "--train-limit", str(heavy_train), "--test-limit", str(heavy_test), "--quiet", "--data", a.data]
+    heavy_plan = [
+        ("heavy-host-1t", ["taskset", "-c", host_cores, train, "--way", "host"] + heavy + js("heavy-host-1t"), 1),
+        ("heavy-offload", [ompdpu, "run", "--emulate", "1", "--pin", "--cores-per-dpu", "1", "--"] + no_spin
+         + [train, "--way", "offload"] + heavy + js("heavy-offload"), 1),
+    ]
+    heavy_extra = []
+    if heavy_reps and not a.no_pytorch and not notes:
+        heavy_extra = [("heavy-pytorch-1t", ["taskset", "-c", host_cores, "/usr/bin/python3", ref, "--threads", "1",
+                                             "--model", "resnet", "--augment", "heavy", "--epochs", "1",
+                                             "--train-limit", str(heavy_train), "--test-limit", str(heavy_test),
+                                             "--data", a.data] + js("heavy-pytorch-1t"), 1)]
     t0 = time.monotonic()
-    runs = {name: [] for name, _, _ in plan}
+    runs = {name: [] for name, _, _ in plan + heavy_plan + heavy_extra}
     # host-1t, offload and mpi run back to back, each first in turn, so that
     # each repetition compares them minutes of drift closer (the offload
     # targets are decided on these triples).
@@ -190,12 +217,15 @@ def main():
     # Then --pair-reps more of the triple alone, rotated the same way.
     schedule = [(rep, rotation(units, rep)) for rep in range(a.reps)]
     schedule += [(rep, rotation([triple], rep)) for rep in range(a.reps, a.reps + a.pair_reps)]
+    schedule += [(rep, rotation([heavy_plan], rep) + (heavy_extra if rep == 0 else []))
+                 for rep in range(heavy_reps)]
     for rep, order in schedule:
         for name, cmd, n in order:
             r = run(name, cmd, with_threads(n), out)
             r["rep"] = rep + 1
             runs[name].append(r)
-    results = [training_report.median_run(runs[name]) for name, _, _ in plan]
+    results = [training_report.median_run(runs[name]) for name, _, _ in plan + heavy_plan + heavy_extra
+               if runs[name]]
     for r in results:
         # The files of the run kept, not of the last repetition.
         if "report" in r:
@@ -209,7 +239,8 @@ def main():
     meta = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "host": platform.node(),
             "cpus": cores, "cpu_model": training_report.cpu_model(), "quick": a.quick,
             "epochs": epochs, "train_images": ntrain, "test_images": ntest, "reps": a.reps,
-            "pair_reps": a.pair_reps,
+            "pair_reps": a.pair_reps, "heavy_reps": heavy_reps, "heavy_train_images": heavy_train,
+            "heavy_test_images": heavy_test,
             "total_s": time.monotonic() - t0, "notes": notes}
     full = None
     if a.full_json and os.path.exists(a.full_json):

@@ -14,6 +14,9 @@ WAYS = {
     "host-2t": "host only, 2 threads (both cores)",
     "pytorch-1t": "PyTorch 1.13, 1 thread",
     "pytorch-2t": "PyTorch 1.13, 2 threads",
+    "heavy-host-1t": "heavy configuration (ResNet, 3x32x32, --augment heavy), host only, 1 thread",
+    "heavy-offload": "heavy configuration, augmentation + validation on the DPU",
+    "heavy-pytorch-1t": "heavy configuration in PyTorch (the same augmentation kinds, torch ops), 1 thread",
 }
 
 
@@ -149,6 +152,61 @@ def accounting(runs):
             med(ratio["mpi"]), ", ".join(f"{x:.3f}" for x in ratio["mpi"])), ""]
 
 
+def share_and_saving(runs, host, off):
+    """Each repetition's (host aug + val share of the host epoch, saved share
+    of the host epoch, saved share of the host's aug + val) for the host-only
+    and offload runs named, run back to back."""
+    byrep = {}
+    for name in (host, off):
+        for r in runs.get(name, []) if runs else []:
+            x = summary(r) if "error" not in r else None
+            if x:
+                byrep.setdefault(r["rep"], {})[name] = x
+    out = []
+    for _, v in sorted(byrep.items()):
+        if host in v and off in v:
+            h, o = v[host], v[off]
+            av = h["aug_s"] + h["val_s"]
+            out.append((av / h["epoch_s"], (h["epoch_s"] - o["epoch_s"]) / h["epoch_s"], saved_share(h, o), h, o))
+    return out
+
+
+def heavy(runs, meta, s):
+    """Lines on the heavy configuration beside today's: the share of a
+    host-only epoch that augmentation + validation take, and what offload
+    saved, paired medians."""
+    hv = share_and_saving(runs, "heavy-host-1t", "heavy-offload")
+    if not hv:
+        return []
+    lt = share_and_saving(runs, "host-1t", "offload")
+    med = statistics.median
+    lines = ["## Heavy augmentation: the share the DPU can take, and what it saves", "",
+             f"The ResNet (`dnnt_small_resnet`) on Fashion-MNIST upscaled to 3x32x32, `--augment heavy` (random "
+             f"resized crop scale 0.35-1, aspect 3/4-4/3; rotation ±15°; flip; gain per channel ±0.2, contrast "
+             f"±0.2, saturation ±0.4, brightness ±0.2), 1 epoch of "
+             f"{meta.get('heavy_train_images', 0):,} training / {meta.get('heavy_test_images', 0):,} test images, "
+             f"host-only and offload back to back, each first in turn ({len(hv)} repetition(s)).", "",
+             "| configuration | repetitions | host epoch [s] | host aug [s] | host val [s] | aug + val share | "
+             "offload epoch [s] | saved (share of the epoch) | saved (share of aug + val) |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for label, v in (("today's (CNN, 28x28, light)", lt), ("heavy (ResNet, 3x32x32, heavy)", hv)):
+        if not v:
+            continue
+        lines.append(f"| {label} | {len(v)} | {med([x[3]['epoch_s'] for x in v]):.2f} | "
+                     f"{med([x[3]['aug_s'] for x in v]):.3f} | {med([x[3]['val_s'] for x in v]):.3f} | "
+                     f"{100 * med([x[0] for x in v]):.1f}% | {med([x[4]['epoch_s'] for x in v]):.2f} | "
+                     f"{100 * med([x[1] for x in v]):.1f}% | {100 * med([x[2] for x in v]):.0f}% |")
+    lines += ["", "Medians over the repetitions, each column on its own; the saved shares are paired (each "
+              "repetition's host-only and offload runs). Per repetition (heavy): "
+              + ", ".join(f"share {100 * x[0]:.1f}% saved {100 * x[1]:.1f}%" for x in hv) + ".", ""]
+    pt = s.get("heavy-pytorch-1t")
+    if pt:
+        lines += [f"PyTorch on the heavy configuration (1 thread): epoch {pt['epoch_s']:.2f} s, augmentation "
+                  f"{pt['aug_s']:.2f} s + validation {pt['val_s']:.2f} s = "
+                  f"{100 * (pt['aug_s'] + pt['val_s']) / pt['epoch_s']:.1f}% of the epoch.", ""]
+    return lines
+
+
 def fmt(x, d=1):
     return "–" if x is None else f"{x:,.{d}f}"
 
@@ -277,6 +335,10 @@ def write(out, meta, results, full, runs=None):
     if all(k in s for k in ("host-1t", "offload", "mpi")):
         same = s["host-1t"]["hashes"] == s["offload"]["hashes"] == s["mpi"]["hashes"]
         failed |= not same
+    same_heavy = None
+    if all(k in s for k in ("heavy-host-1t", "heavy-offload")):
+        same_heavy = s["heavy-host-1t"]["hashes"] == s["heavy-offload"]["hashes"]
+        failed |= not same_heavy
     lines = [f"# Training: ompdpu-train three ways, and PyTorch", "",
              f"{meta['date']}, {meta['host']}: {meta['cpus']} CPUs ({meta['cpu_model']}); emulated DPU "
              f"(ompdpu-server on loopback) on core 1, the host side on core 0 (host-only and PyTorch with 2 "
@@ -311,11 +373,15 @@ def write(out, meta, results, full, runs=None):
                   f"{'identical' if same else 'DIFFERENT'} for host-1t, offload and mpi "
                   f"({', '.join(h or '?' for h in s['host-1t']['hashes'])}). host-2t differs in rounding "
                   f"only: dnnk's GEMM splits its depth over the threads when the result has few tiles.", ""]
+    if same_heavy is not None:
+        lines += [f"Same network both ways in the heavy configuration: the weight hash after every epoch is "
+                  f"{'identical' if same_heavy else 'DIFFERENT'} for heavy-host-1t and heavy-offload.", ""]
     load = {r["name"]: r["foreign_cpu"] for r in results}
     tl, missed = targets(s, full, load, paired_shares(runs), paired_ratios(runs))
     lines += ["## Targets", ""] + tl + [""]
     if runs and meta.get("reps", 1) + meta.get("pair_reps", 0) > 1:
         lines += paired(runs) + accounting(runs)
+    lines += heavy(runs, meta, s)
     if missed:
         lines += ["## Where a target is missed, and what limits it", ""] + [f"- {m}" for m in missed] + [""]
     lines += ["## Per epoch", "", "| run | epoch | loss | train acc | test acc | test loss | time [s] | images/s |",
@@ -338,5 +404,10 @@ def write(out, meta, results, full, runs=None):
         w.writerows(rows)
     with open(os.path.join(out, "training.json"), "w") as f:
         json.dump({"meta": meta, "runs": results, "repetitions": runs, "full_run": full, "same_network": same,
-                   "targets": tl, "missed": missed}, f, indent=1, default=str)
+                   "same_network_heavy": same_heavy, "targets": tl, "missed": missed,
+                   "heavy": [{"share": x[0], "saved_of_epoch": x[1], "saved_of_aug_val": x[2]}
+                             for x in share_and_saving(runs, "heavy-host-1t", "heavy-offload")],
+                   "light": [{"share": x[0], "saved_of_epoch": x[1], "saved_of_aug_val": x[2]}
+                             for x in share_and_saving(runs, "host-1t", "offload")]},
+                  f, indent=1, default=str)
     return failed
