@@ -5,13 +5,22 @@
 
 namespace ompdpu::client {
 
+Status connectionLost(const Status &Why) {
+  return Status::error(
+      ErrorCode::PeerLost,
+      format("connection lost: the server stopped answering (%s): it died, "
+             "was stopped or its DPU went away; see the server's log "
+             "(journalctl -u ompdpu-server for the service) and `ompdpu info`",
+             Why.message().c_str()));
+}
+
 HealthPolicy::Decision
 HealthPolicy::check(Clock::time_point Now, bool Awaiting,
                     std::optional<Clock::time_point> OldestKernel) {
   if (Lost) {
     // Prefer the supervisor's explanation (signal, kernel) when it comes.
     if (seconds(Now - LostAt) > L.SessionLostGrace)
-      return {Action::Fail, LostReason.withContext("connection lost")};
+      return {Action::Fail, connectionLost(LostReason)};
     return {};
   }
   if (Heard != HeardSeen) {

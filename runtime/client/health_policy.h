@@ -20,6 +20,10 @@
 
 namespace ompdpu::client {
 
+/// A lost connection as the user reads it: what happened (the server stopped
+/// answering: Why, as UCX put it) and what to look at.
+Status connectionLost(const Status &Why);
+
 class HealthPolicy {
 public:
   using Clock = std::chrono::steady_clock;

@@ -141,7 +141,7 @@ void RequestLink::onPeerError(transport::Peer P, const Status &S) {
     break;
   case Endpoints::Role::Supervisor:
     // Before the session exists the handshake says "cannot connect".
-    failConnection(Ends.hasSession() ? S.withContext("connection lost") : S);
+    failConnection(Ends.hasSession() ? connectionLost(S) : S);
     break;
   case Endpoints::Role::Unknown:
     break;

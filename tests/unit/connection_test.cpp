@@ -327,8 +327,12 @@ TEST_F(ConnectionTest, ASendThatFindsThePeerResetIsALostConnection) {
   auto T0 = std::chrono::steady_clock::now();
   Status S = (*C)->wait((*C)->alloc(8, 0));
   EXPECT_LT(std::chrono::steady_clock::now() - T0, std::chrono::seconds(5));
-  EXPECT_EQ(S.message(),
-            "connection lost: send failed: Connection reset by remote peer");
+  EXPECT_EQ(S.code(), ErrorCode::PeerLost);
+  EXPECT_EQ(S.message().rfind("connection lost: the server stopped answering "
+                              "(send failed: Connection reset by remote peer)",
+                              0),
+            0u)
+      << S.message();
   EXPECT_FALSE((*C)->alive());
 }
 

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+using ompdpu::ErrorCode;
 using ompdpu::Status;
 using ompdpu::client::HealthPolicy;
 using Action = HealthPolicy::Action;
@@ -73,6 +74,12 @@ TEST(HealthPolicy, ALostSessionWaitsForTheSupervisorsWord) {
   EXPECT_EQ(H.check(T0 + 1400ms, true).What, Action::None);
   auto D = H.check(T0 + 1600ms, true);
   ASSERT_EQ(D.What, Action::Fail);
-  EXPECT_EQ(D.Why.message(), "connection lost: Endpoint timeout");
+  EXPECT_EQ(D.Why.code(), ErrorCode::PeerLost);
+  // What happened, then what to look at.
+  EXPECT_EQ(D.Why.message(),
+            "connection lost: the server stopped answering (Endpoint "
+            "timeout): it died, was stopped or its DPU went away; see the "
+            "server's log (journalctl -u ompdpu-server for the service) and "
+            "`ompdpu info`");
 }
 } // namespace

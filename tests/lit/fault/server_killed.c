@@ -39,7 +39,8 @@ int main(void) {
   return 0;
 }
 // CHECK: action: killing server
-// CHECK: ompdpu error: device 0 ({{[0-9.]+}}:{{[0-9]+}}): connection lost: {{.+}}
+// What happened and what to look at, not UCX's words alone:
+// CHECK: ompdpu error: device 0 ({{[0-9.]+}}:{{[0-9]+}}): connection lost: the server stopped answering ({{.+}}): it died, was stopped or its DPU went away; see the server's log (journalctl -u ompdpu-server for the service) and `ompdpu info`
 // CHECK-NOT: long region finished
 // CHECK: limit: within {{[0-9]+}} s
 // CHECK: exit-status: {{[1-9][0-9]*}}
