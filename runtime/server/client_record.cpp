@@ -66,7 +66,7 @@ SessionExit ClientRec::exitReport(int WStatus) const {
     X.Signal = WTERMSIG(WStatus);
     X.Message = "session process died: " + signalDescription(X.Signal);
     if (!CrashKernel.empty())
-      X.Message += " while running kernel " + CrashKernel;
+      X.Message += " while running the target region in " + CrashKernel;
   } else {
     X.ExitCode = WEXITSTATUS(WStatus);
     X.Message = format("session process exited with status %d", X.ExitCode);

@@ -29,7 +29,7 @@ struct KernelTiming {
 /// A kernel of a loaded image, as the session's kernel table keeps it.
 struct KernelInfo {
   uint64_t Entry = 0;  ///< the kernel function's address
-  std::string Name;    ///< for crash reports
+  std::string Name;    ///< as written: "main (faults.c:12)" (kernel_name.h)
   KernelTiming Timing; ///< touched by the loop's leader only
 };
 

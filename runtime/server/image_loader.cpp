@@ -4,6 +4,7 @@
 #include "common/elf_image.h"
 #include "common/log.h"
 #include "common/offload_entry.h"
+#include "common/source_files.h"
 
 #include <atomic>
 #include <cerrno>
@@ -96,6 +97,7 @@ Expected<std::unique_ptr<LoadedImage>> LoadedImage::load(const uint8_t *Image,
   // clang 14 aligns the entry section to 1 byte: copy each entry out.
   auto *Begin = reinterpret_cast<const char *>(Map->l_addr + Section->Addr);
   size_t Count = Section->Size / sizeof(__tgt_offload_entry);
+  std::vector<uint64_t> NameAddrs; // in the image's own addresses
   for (size_t K = 0; K < Count; ++K) {
     __tgt_offload_entry E;
     std::memcpy(&E, Begin + K * sizeof(E), sizeof(E));
@@ -105,8 +107,10 @@ Expected<std::unique_ptr<LoadedImage>> LoadedImage::load(const uint8_t *Image,
     Info.Flags = E.flags;
     if (E.name)
       Info.Name.assign(E.name, strnlen(E.name, 4096));
+    NameAddrs.push_back(reinterpret_cast<uint64_t>(E.name) - Map->l_addr);
     L->Entries.push_back(std::move(Info));
   }
+  L->Sources = sourceFilesAt(Image, Size, NameAddrs);
   return L;
 }
 

@@ -18,6 +18,8 @@ public:
   /// The offload entries (kernels have Size 0, globals their byte size),
   /// with addresses in this process.
   const std::vector<protocol::EntryInfo> &entries() const { return Entries; }
+  /// Each entry's source file where the image says ("" elsewhere).
+  const std::vector<std::string> &sourceFiles() const { return Sources; }
 
   /// Check the image (ELF machine, entry section), load it and read its
   /// entry table. Global constructors of the image run here.
@@ -29,6 +31,7 @@ private:
   void *Handle = nullptr;
   int Fd = -1;
   std::vector<protocol::EntryInfo> Entries;
+  std::vector<std::string> Sources;
 };
 
 /// The e_machine of images this server can run.

@@ -1,6 +1,7 @@
 //===- kernel_table.cpp - A session's images and kernels ------------------===//
 #include "server/kernel_table.h"
 
+#include "common/kernel_name.h"
 #include "common/log.h"
 
 namespace ompdpu::server {
@@ -20,9 +21,11 @@ KernelTable::load(const uint8_t *Image, size_t Size, DeviceMemory &Memory) {
         format("too many kernels: %zu loaded, this image has %zu more, a "
                "session holds at most %zu",
                Kernels.size(), NewKernels, kMaxKernels));
-  for (protocol::EntryInfo &E : Entries) {
+  const std::vector<std::string> &Files = (*Img)->sourceFiles();
+  for (size_t K = 0; K < Entries.size(); ++K) {
+    protocol::EntryInfo &E = Entries[K];
     if (E.Size == 0) {
-      Kernels.push_back({E.Addr, E.Name, {}});
+      Kernels.push_back({E.Addr, kernelDisplayName(E.Name, Files[K]), {}});
       E.Kernel = static_cast<uint16_t>(Kernels.size());
     } else if (Status S = Memory.adopt(E.Addr, E.Size); !S.ok()) {
       OMPDPU_DEBUG_LOG("global %s not adopted: %s", E.Name.c_str(),

@@ -1,8 +1,8 @@
 // A kernel that writes through a null pointer kills its session process on
 // the server: the program gets `session process died: SIGSEGV ... while
-// running kernel <name>` and a non-zero exit. The same server (this test's
-// own) then serves a second, healthy program correctly, and is still running
-// at the end.
+// running the target region in main (kernel_segfault.c:LINE)` and a non-zero
+// exit. The same server (this test's own) then serves a second, healthy
+// program correctly, and is still running at the end.
 // RUN: %clang-offload %s -DCRASH -o %t.crash
 // RUN: %clang-offload %s -o %t.ok
 // RUN: %fault --fresh-server --check-server --limit 120 -- \
@@ -22,7 +22,8 @@ int main(void) {
   printf("crash program warm-up on-server: %d\n", dev_pid > 0 && dev_pid != host_pid);
   // CHECK: crash program warm-up on-server: 1
   int value = 42;
-  // CHECK: ompdpu error: device 0 ({{[0-9.]+}}:{{[0-9]+}}): session process died: SIGSEGV (Segmentation fault) while running kernel __omp_offloading_{{[0-9a-f]+}}_{{[0-9a-f]+}}_main_l[[@LINE+1]]
+  // The region as its user wrote it (function, file and line), not clang's name:
+  // CHECK: ompdpu error: device 0 ({{[0-9.]+}}:{{[0-9]+}}): session process died: SIGSEGV (Segmentation fault) while running the target region in main (kernel_segfault.c:[[@LINE+1]]){{$}}
 #pragma omp target map(to : value)
   {
     volatile uintptr_t addr = 0; // opaque to the compiler: a real store to 0
