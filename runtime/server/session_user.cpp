@@ -67,8 +67,10 @@ Expected<SessionUser> sessionUserFor(const Identity &Id,
       return Status::error(
           ErrorCode::Auth,
           format("clients authenticated as root run as account '%s', which "
-                 "does not exist here (create it: adduser --system %s; or "
-                 "name another with --root-user)",
+                 "does not exist here: on a server root started for its own "
+                 "programs, restart it with --root-sessions (root's sessions "
+                 "then run as root); on a shared one, create the account "
+                 "(adduser --system %s) or name another with --root-user",
                  RootUser.c_str(), RootUser.c_str()));
     if (Pw->pw_uid == 0)
       return Status::error(ErrorCode::Auth,
