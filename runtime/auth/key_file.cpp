@@ -29,7 +29,7 @@ std::string errnoText(const std::string &What, const std::string &Path) {
 
 } // namespace
 
-Status createKeyFile(const std::string &Path) {
+Status createKeyFile(const std::string &Path, bool Replace) {
   if (Status S = sodiumReady(); !S.ok())
     return S;
   std::array<uint8_t, kKeyBytes> Bytes;
@@ -39,9 +39,20 @@ Status createKeyFile(const std::string &Path) {
   sodium_memzero(Bytes.data(), Bytes.size());
   std::string Text = std::string(kPrefix) + Hex + "\n";
   sodium_memzero(Hex, sizeof(Hex));
-  int Fd = ::open(Path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  // Replacing: a new file beside it, renamed over it once complete.
+  std::string To = Replace ? Path + ".XXXXXX" : Path;
+  int Fd = Replace ? ::mkostemp(To.data(), O_CLOEXEC)
+                   : ::open(To.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+                            0600);
+  if (Fd < 0 && errno == EEXIST && !Replace)
+    return Status::error(
+        ErrorCode::Auth,
+        format("cannot create key file %s: it exists (replace it with `ompdpu "
+               "key create --force %s`; servers holding the old key need the "
+               "new one)",
+               Path.c_str(), Path.c_str()));
   if (Fd < 0)
-    return Status::error(errnoText("cannot create key file", Path));
+    return Status::error(errnoText("cannot create key file", To));
   bool Written =
       ::write(Fd, Text.data(), Text.size()) == ssize_t(Text.size()) &&
       ::fsync(Fd) == 0;
@@ -49,9 +60,15 @@ Status createKeyFile(const std::string &Path) {
   ::close(Fd);
   sodium_memzero(Text.data(), Text.size());
   if (!Written) {
-    ::unlink(Path.c_str());
+    ::unlink(To.c_str());
     errno = Saved;
-    return Status::error(errnoText("cannot write key file", Path));
+    return Status::error(errnoText("cannot write key file", To));
+  }
+  if (Replace && ::rename(To.c_str(), Path.c_str()) != 0) {
+    Saved = errno;
+    ::unlink(To.c_str());
+    errno = Saved;
+    return Status::error(errnoText("cannot replace key file", Path));
   }
   return Status();
 }
@@ -72,8 +89,8 @@ parseKeyText(const char *Text, size_t Len, const std::string &Path) {
     sodium_memzero(Bytes.data(), Bytes.size());
     return Status::error(
         ErrorCode::Auth,
-        format("%s is not an ompdpu key file (make one with `ompdpu key "
-               "create %s`)",
+        format("%s is not an ompdpu key file (replace it with a new key: "
+               "`ompdpu key create --force %s`)",
                Path.c_str(), Path.c_str()));
   }
   return Bytes;

@@ -25,8 +25,9 @@ struct Key {
   std::string Path; ///< where it was read, for messages
 };
 
-/// Write a new random key to Path (mode 0600); refuses to replace a file.
-Status createKeyFile(const std::string &Path);
+/// Write a new random key to Path (mode 0600); refuses to replace a file
+/// unless Replace (then the old one goes only once the new one is written).
+Status createKeyFile(const std::string &Path, bool Replace = false);
 
 /// The key in a key file's text (ErrorCode::Auth if it is not one; Path
 /// only names it in the message).

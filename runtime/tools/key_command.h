@@ -3,7 +3,8 @@
 
 namespace ompdpu::tools {
 
-/// `ompdpu key create FILE`: a new key file (mode 0600) for a server's
+/// `ompdpu key create [--force] FILE`: a new key file (mode 0600) for a
+/// server's
 /// --key and its clients' OMPDPU_KEY. The exit status.
 int cmdKey(int Argc, char **Argv);
 

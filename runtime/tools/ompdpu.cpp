@@ -40,7 +40,7 @@ const char *Usage =
     "       ompdpu emulate N [--pin] [--cores-per-dpu K] [--memory SIZE]\n"
     "                        [--mpi -- MPIRUN [ARGS...]]\n"
     "       ompdpu info [--devices HOST:PORT,...] [--cluster]\n"
-    "       ompdpu key create FILE\n"
+    "       ompdpu key create [--force] FILE\n"
     "       ompdpu vm start|stop|status|run|... (the arm64 VM testbed; "
     "see ompdpu vm --help)\n"
     "       ompdpu testbed up|status|down|exec|mpirun|srun|... (nodes with "
