@@ -29,7 +29,7 @@ DpuDevice::DpuDevice(int32_t Index, int32_t Count,
 
 DpuDevice::~DpuDevice() {
   if (Results.Trace && (Results.Taken || Results.Missed))
-    log(LogLevel::Info,
+    log(LogLevel::Trace,
         "%s: results asked for with their launch: %lu taken, %lu not",
         name().c_str(), (unsigned long)Results.Taken.load(),
         (unsigned long)Results.Missed.load());

@@ -152,7 +152,7 @@ Status Connection::completeHandshake(Clock::time_point Deadline) {
   if (!S.ok())
     return S.withContext("cannot attach bulk endpoint to session");
   if (Trace)
-    log(LogLevel::Info, "%s: bulk endpoint:\n%s", Addr.text().c_str(),
+    log(LogLevel::Trace, "%s: bulk endpoint:\n%s", Addr.text().c_str(),
         Ends.describeBulk().c_str());
   if (Line)
     startSessionTrace();

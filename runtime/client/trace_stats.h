@@ -27,7 +27,7 @@ public:
   void report(const std::string &Device) const {
     for (unsigned K = 0; K < Slots.size(); ++K)
       if (Slots[K].second)
-        log(LogLevel::Info,
+        log(LogLevel::Trace,
             "%s: %s: %lu requests, %.2f us from issue to completion on "
             "average",
             Device.c_str(),

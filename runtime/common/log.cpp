@@ -25,6 +25,8 @@ const char *levelName(LogLevel L) {
     return "warning";
   case LogLevel::Error:
     return "error";
+  case LogLevel::Trace:
+    return "trace";
   }
   return "?";
 }

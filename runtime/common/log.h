@@ -8,9 +8,11 @@
 namespace ompdpu {
 
 /// Severity of a message written to stderr.
-enum class LogLevel { Debug, Info, Note, Warning, Error };
+enum class LogLevel { Debug, Info, Note, Warning, Error, Trace };
 
 /// Print "<prefix> <level>: <message>" to stderr, e.g. "ompdpu error: ...".
+/// Trace: OMPDPU_TRACE's statistics ("ompdpu trace: ..."), not to be taken
+/// for `ompdpu info`'s output.
 /// Debug messages appear only when OMPDPU_DEBUG is set to a non-zero value.
 void log(LogLevel Level, const char *Fmt, ...)
     __attribute__((format(printf, 2, 3)));

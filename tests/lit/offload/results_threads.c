@@ -7,10 +7,10 @@
 // either way.
 // RUN: %clang-offload %s -o %t -lpthread
 // RUN: env OMPDPU_TRACE=1 %run-dpu %t 2>%t.err | FileCheck %s
-// RUN: FileCheck %s --check-prefix=TRACE < %t.err
+// RUN: FileCheck %s --check-prefix=TRACE --implicit-check-not='ompdpu info' < %t.err
 // CHECK: on-server: 1
 // CHECK-NEXT: wrong: 0
-// TRACE: results asked for with their launch: {{[0-9]+}} taken, {{[0-9]+}} not
+// TRACE: ompdpu trace: device {{[0-9]+}} ({{.*}}): results asked for with their launch: {{[0-9]+}} taken, {{[0-9]+}} not
 #include <pthread.h>
 #include <stdio.h>
 #include <unistd.h>
