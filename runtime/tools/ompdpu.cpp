@@ -268,7 +268,9 @@ int cmdRun(int Argc, char **Argv) {
   if (!EO.Count && !HaveDevices) {
     auto Cfg = loadClientConfig([](const char *N) { return std::getenv(N); });
     // A cluster map without this node: the plugin says so, naming the node.
-    if (Cfg && Cfg->Devices.empty() && Cfg->NoDevicesReason.empty())
+    if (Cfg && Cfg->Devices.empty() && Cfg->NoDevicesReason.empty()) {
+      // Said here: the program's no-DPU notice need not say it again.
+      setenv("OMPDPU_NOTICE", "0", 0);
       log(LogLevel::Warning,
           "no DPUs: %s: target regions run on the host; give --emulate N "
           "or --devices HOST:PORT[,...]",
@@ -276,6 +278,7 @@ int cmdRun(int Argc, char **Argv) {
               ? "OMPDPU_DEVICES is empty"
               : "OMPDPU_DEVICES is unset and no devices file lists one "
                 "(`ompdpu info` says where it looks)");
+    }
   }
   auto Plugins = pluginPath(Argv + K);
   if (!Plugins) {

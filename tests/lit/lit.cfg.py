@@ -157,6 +157,9 @@ if not _configured_from_site:
                                    "libomp.so")) and os.path.exists(_aarch64_cc):
         config.available_features.add("aarch64-images")
         config.substitutions.append(("%ompdpu-cc", _aarch64_cc))
+    # The object ompdpu-cc links into programs: the note of a run without DPUs.
+    config.substitutions.append(
+        ("%no-dpu-notice", os.path.join(config.ompdpu_lib_dir, "ompdpu", "no-dpu-notice.o")))
     config.substitutions.append(("%ompdpu", _program_prefix + ompdpu))
     config.substitutions.append(("%server", _run_prefix + server))
     # Sanitized sessions run without RLIMIT_AS (their shadow memory needs

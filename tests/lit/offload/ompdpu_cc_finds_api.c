@@ -6,6 +6,9 @@
 // RUN: %ompdpu-cc --emulate %S/ompdpu_api.c -o %t -lompdpu
 // RUN: env OMP_TARGET_OFFLOAD=mandatory %ompdpu run --emulate 1 -- %t \
 // RUN:   | FileCheck %S/ompdpu_api.c
+// Every link gets the no-DPU notice (no_dpu_notice.c), the aarch64 one too.
+// RUN: %ompdpu-cc --emulate --showme:link | FileCheck %s --check-prefix=NOTICE
+// NOTICE: {{/lib/ompdpu/no-dpu-notice.o$}}
 // RUN: %ompdpu-cc %S/ompdpu_api.c -o %t.arm -lompdpu
 // RUN: %llvm-readelf -d %t.arm | FileCheck %s
 // CHECK-DAG: NEEDED{{.*}}libompdpu.so
