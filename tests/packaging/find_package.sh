@@ -21,7 +21,8 @@ WORK=$(mktemp -d "${TMPDIR:-/tmp}/ompdpu-find-package.XXXXXX")
 trap 'rm -rf --one-file-system "$WORK"' EXIT
 
 # ---- the user's project: the README's snippet, verbatim ------------------------------
-snippet=$(awk '/^```cmake[[:space:]]*$/ {on = 1; next} on && /^```/ {exit} on' "$REPO/README.md")
+python3 "$HERE/readme_blocks.py" "$REPO/README.md" cmake "$WORK/readme" >/dev/null
+snippet=$(cat "$WORK/readme/1.cmake" 2>/dev/null || :)
 grep -q 'find_package(ompdpu' <<<"$snippet" ||
   fail "README.md's first \`\`\`cmake block has no find_package(ompdpu): $snippet"
 grep -q 'ompdpu_add_device_images(app)' <<<"$snippet" ||
