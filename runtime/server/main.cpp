@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 #include "common/log.h"
 #include "protocol/session_channel.h"
+#include "server/descriptor_limit.h"
 #include "server/options.h"
 #include "server/readiness.h"
 #include "server/session.h"
@@ -83,6 +84,7 @@ int main(int Argc, char **Argv) {
     setLogPrefix("ompdpu-server[session]");
     return runSession(S);
   }
+  raiseDescriptorLimit();
   if (Opts->Mpi) {
 #ifdef OMPDPU_HAVE_MPI
     // Kernels on several executor threads may call MPI at once.

@@ -5,6 +5,7 @@
 
 #include "common/log.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <set>
 #include <sstream>
@@ -20,7 +21,7 @@ const char *serverUsage() {
          "[--root-user NAME]\n"
          "       [--root-sessions] [--max-sessions-per-user N] "
          "[--max-open-files N] [--max-processes N]\n"
-         "       [--address-space BYTES]\n"
+         "       [--address-space BYTES] [--max-startups N[:M]]\n"
          "  --listen ADDR:PORT  address to accept clients on (default "
          "127.0.0.1:18515; on a\n"
          "                      BlueField the host-facing interface, e.g. "
@@ -67,6 +68,12 @@ const char *serverUsage() {
          "  --handshake-timeout S  drop a connection that sends no Hello "
          "within S seconds\n"
          "                      (default 10)\n"
+         "  --max-startups N[:M]  close the oldest connections that sent no "
+         "connection\n"
+         "                      request yet beyond N in all and M from one "
+         "address\n"
+         "                      (default 512:64; they also get the handshake "
+         "timeout)\n"
          "  --max-sessions N    refuse clients beyond N sessions at once "
          "(default 64)\n"
          "  --verbose           log every client and session\n"
@@ -153,6 +160,19 @@ Expected<ServerOptions> parseServerOptions(int Argc, char **Argv) {
       if (!Value(V) || !parseUnsigned(V, N) || N == 0)
         return Status::error("--handshake-timeout needs a number of seconds");
       O.HandshakeTimeout = static_cast<double>(N);
+    } else if (A == "--max-startups") {
+      size_t Colon = Value(V) ? V.find(':') : std::string::npos;
+      uint64_t PerSource = 0;
+      if (V.empty() || !parseUnsigned(V.substr(0, Colon), N) || N == 0 ||
+          N > 1000000 ||
+          (Colon != std::string::npos &&
+           (!parseUnsigned(V.substr(Colon + 1), PerSource) || PerSource == 0 ||
+            PerSource > N)))
+        return Status::error("--max-startups needs N or N:M, 1 <= M <= N <= "
+                             "1000000");
+      O.MaxStartups = static_cast<unsigned>(N);
+      O.MaxStartupsPerSource = static_cast<unsigned>(
+          Colon == std::string::npos ? std::min<uint64_t>(N, 64) : PerSource);
     } else if (A == "--max-sessions") {
       if (!Value(V) || !parseUnsigned(V, N) || N == 0 || N > 65535)
         return Status::error("--max-sessions needs a number from 1 to 65535");

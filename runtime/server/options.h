@@ -22,6 +22,9 @@ struct ServerOptions {
   /// --handshake-timeout S: a connection that sends no Hello this long is
   /// dropped.
   double HandshakeTimeout = 10;
+  /// --max-startups N[:M]: connections that sent no connection request yet,
+  /// in all and from one address (the oldest are closed beyond).
+  unsigned MaxStartups = 512, MaxStartupsPerSource = 64;
   unsigned MaxSessions = 64;        ///< --max-sessions N
   unsigned MaxSessionsPerUser = 16; ///< --max-sessions-per-user N
   std::vector<std::string> Keys;    ///< --key FILE (repeatable)

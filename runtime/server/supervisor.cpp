@@ -10,6 +10,7 @@
 #include "server/client_record.h"
 #include "server/confinement.h"
 #include "server/core_pinning.h"
+#include "server/descriptor_limit.h"
 #include "server/image_loader.h"
 #include "server/intake.h"
 #include "server/output_leftovers.h"
@@ -222,7 +223,7 @@ Status Supervisor::spawnSession(ClientRec &C, uint64_t Token,
   SessionLimits Limits;
   Limits.AddressSpace =
       Opts.AddressSpace ? Opts.AddressSpace : Opts.Memory + (16ull << 30);
-  Limits.OpenFiles = Opts.MaxOpenFiles;
+  Limits.OpenFiles = sessionDescriptorLimit(Opts.MaxOpenFiles);
   Limits.Processes = Opts.MaxProcesses;
   auto L = launchSession(SelfExe, Terms, User, Limits);
   if (!L)
@@ -384,6 +385,10 @@ int Supervisor::run() {
     }
     Addr->Port = static_cast<uint16_t>(Addr->Port + Opts.MpiRank);
   }
+  W->limitPending(
+      {Opts.MaxStartups, Opts.MaxStartupsPerSource,
+       std::chrono::milliseconds(
+           static_cast<int64_t>(Opts.HandshakeTimeout * 1000))});
   auto Port = W->listen(*Addr, [this](Peer P) { In.accepted(P); });
   if (!Port) {
     log(LogLevel::Error, "%s", Port.status().message().c_str());

@@ -12,6 +12,7 @@
 #pragma once
 
 #include "common/status.h"
+#include "transport/pending_sockets.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -88,6 +89,9 @@ public:
   /// Install the handler for failures of any peer.
   void setPeerErrorHandler(PeerErrorHandler H) { OnPeerError = std::move(H); }
 
+  /// Connections the next listen() accepts may wait this long, and so many,
+  /// for their connection request (pending_sockets.h).
+  virtual void limitPending(const PendingLimits &L) { (void)L; }
   /// Listen on Addr (port 0: any free port); returns the bound port.
   /// Accepted peers are reported through OnAccept from progress().
   virtual Expected<uint16_t> listen(const SockAddress &Addr,

@@ -1,4 +1,5 @@
 //===- ucx_worker.cpp - Worker implemented with UCP active messages ------===//
+#include "transport/pending_sockets.h"
 #include "transport/transport.h"
 #include "transport/transport_list.h"
 
@@ -6,6 +7,7 @@
 #include "protocol/messages.h"
 
 #include <ucp/api/ucp.h>
+#include <ucs/config/global_opts.h>
 
 #include <arpa/inet.h>
 #include <cstdio>
@@ -13,6 +15,7 @@
 #include <cstring>
 #include <netdb.h>
 #include <poll.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -25,6 +28,20 @@ namespace {
 /// (kAmIdFrame). Well under UCX's eager limit: such a frame never arrives by
 /// rendezvous.
 constexpr size_t kSmallFrame = 256;
+
+/// UCX's async thread watches at most ASYNC_MAX_EVENTS descriptors (1024),
+/// and each connection its listener accepts takes one until the client
+/// sends its request: past that, 1.13 fails them and crashes cleaning up.
+/// Let it watch every descriptor this process may open (before the thread
+/// starts with the first worker). A user's UCX_ASYNC_MAX_EVENTS wins.
+void watchEveryDescriptor() {
+  struct rlimit R;
+  if (std::getenv("UCX_ASYNC_MAX_EVENTS") ||
+      getrlimit(RLIMIT_NOFILE, &R) != 0 || R.rlim_cur <= 1024)
+    return;
+  rlim_t Events = R.rlim_cur == RLIM_INFINITY ? 1u << 20 : R.rlim_cur;
+  ucs_global_opts_set_value("ASYNC_MAX_EVENTS", std::to_string(Events).c_str());
+}
 
 ErrorCode codeOf(ucs_status_t S) {
   switch (S) {
@@ -93,6 +110,10 @@ struct UcxWorkerState {
   int EventFd = -1;
   std::deque<ucp_conn_request_h> ConnRequests;
   std::function<void(Peer)> OnAccept;
+  PendingLimits Limits;
+  std::unique_ptr<PendingSockets> Pending; // once listening
+  std::chrono::steady_clock::time_point NextSweep, NextReport;
+  PendingDrops Unreported;
   std::vector<void *> Closing; // ucp_ep_close_nbx requests still running
   /// Finished operations, kept for reuse (with their buffers' capacity):
   /// most sends finish at once, and this keeps them from allocating.
@@ -109,6 +130,7 @@ public:
   static Expected<std::unique_ptr<Worker>>
   create(const std::string &Transports, bool SenderCopies, bool ReuseAddress);
   ~UcxWorker() override;
+  void limitPending(const PendingLimits &L) override { I->Limits = L; }
   Expected<uint16_t> listen(const SockAddress &Addr,
                             std::function<void(Peer)> OnAccept) override;
   Expected<Peer> connect(const SockAddress &Addr) override;
@@ -236,6 +258,8 @@ struct WorkerCallbacks {
 Expected<std::unique_ptr<Worker>>
 UcxWorker::create(const std::string &Transports, bool SenderCopies,
                   bool ReuseAddress) {
+  static const bool Watching = (watchEveryDescriptor(), true);
+  (void)Watching;
   auto Self = std::make_unique<UcxWorker>();
   UcxWorkerState &I = *Self->I;
 
@@ -366,9 +390,39 @@ Expected<uint16_t> UcxWorker::listen(const SockAddress &Addr,
   S = ucp_listener_query(I->Listener, &A);
   if (S != UCS_OK)
     return ucsError("cannot query listener", S);
-  if (A.sockaddr.ss_family == AF_INET6)
-    return ntohs(reinterpret_cast<sockaddr_in6 *>(&A.sockaddr)->sin6_port);
-  return ntohs(reinterpret_cast<sockaddr_in *>(&A.sockaddr)->sin_port);
+  uint16_t Port =
+      A.sockaddr.ss_family == AF_INET6
+          ? ntohs(reinterpret_cast<sockaddr_in6 *>(&A.sockaddr)->sin6_port)
+          : ntohs(reinterpret_cast<sockaddr_in *>(&A.sockaddr)->sin_port);
+  I->Pending = std::make_unique<PendingSockets>(Port, I->Limits);
+  return Port;
+}
+
+/// Sweep the connections that sent no request yet, four times a second;
+/// say what was dropped at most every 10 s, in one line.
+static void sweepPending(UcxWorkerState &I) {
+  auto Now = std::chrono::steady_clock::now();
+  if (!I.Pending || Now < I.NextSweep)
+    return;
+  I.NextSweep = Now + std::chrono::milliseconds(250);
+  PendingDrops D = I.Pending->sweep(Now);
+  I.Unreported.Late += D.Late;
+  I.Unreported.OverSource += D.OverSource;
+  I.Unreported.OverTotal += D.OverTotal;
+  if (!D.Source.empty())
+    I.Unreported.Source = D.Source;
+  if (!I.Unreported.total() || Now < I.NextReport)
+    return;
+  I.NextReport = Now + std::chrono::seconds(10);
+  const PendingDrops &U = I.Unreported;
+  log(LogLevel::Warning,
+      "closed %zu connections that sent no connection request: %zu after "
+      "%.0f s, %zu over %zu from one address%s%s, %zu over %zu in all",
+      U.total(), U.Late, I.Limits.Timeout.count() / 1000.0, U.OverSource,
+      I.Limits.PerSource, U.Source.empty() ? "" : " (",
+      U.Source.empty() ? "" : (U.Source + ")").c_str(), U.OverTotal,
+      I.Limits.Total);
+  I.Unreported = PendingDrops();
 }
 
 static void fillErrorHandling(ucp_ep_params_t &EP, UcxWorker *Self,
@@ -518,6 +572,10 @@ unsigned UcxWorker::progress() {
   while (!I->ConnRequests.empty()) {
     ucp_conn_request_h Req = I->ConnRequests.front();
     I->ConnRequests.pop_front();
+    ucp_conn_request_attr_t RA{};
+    RA.field_mask = UCP_CONN_REQUEST_ATTR_FIELD_CLIENT_ADDR;
+    if (I->Pending && ucp_conn_request_query(Req, &RA) == UCS_OK)
+      I->Pending->requested(RA.client_address);
     ucp_ep_params_t EP{};
     EP.field_mask = UCP_EP_PARAM_FIELD_CONN_REQUEST;
     EP.conn_request = Req;
@@ -527,6 +585,7 @@ unsigned UcxWorker::progress() {
       I->OnAccept(Ep);
     ++N;
   }
+  sweepPending(*I);
   for (size_t K = 0; K < I->Closing.size();) {
     if (ucp_request_check_status(I->Closing[K]) != UCS_INPROGRESS) {
       ucp_request_free(I->Closing[K]);

@@ -294,6 +294,28 @@ TEST(ServerOptions, SessionLimitsASessionCanLiveWith) {
   EXPECT_FALSE(server::parseServerOptions(3, const_cast<char **>(Files)));
 }
 
+TEST(ServerOptions, MaxStartups) {
+  auto Parse = [](const char *Value) {
+    const char *Argv[] = {"ompdpu-server", "--max-startups", Value};
+    return server::parseServerOptions(3, const_cast<char **>(Argv));
+  };
+  const char *None[] = {"ompdpu-server"};
+  auto O = server::parseServerOptions(1, const_cast<char **>(None));
+  ASSERT_TRUE(O);
+  EXPECT_EQ(O->MaxStartups, 512u);
+  EXPECT_EQ(O->MaxStartupsPerSource, 64u);
+  O = Parse("100:10");
+  ASSERT_TRUE(O);
+  EXPECT_EQ(O->MaxStartups, 100u);
+  EXPECT_EQ(O->MaxStartupsPerSource, 10u);
+  O = Parse("20"); // one number: per address at most 64, never above it
+  ASSERT_TRUE(O);
+  EXPECT_EQ(O->MaxStartupsPerSource, 20u);
+  for (const char *Bad : {"", "0", "10:0", "10:11", "x", "10:", ":5", "10:5x",
+                          "1000001"})
+    EXPECT_FALSE(Parse(Bad)) << Bad;
+}
+
 TEST(ServerOptions, SpinAndSharedCores) {
   const char *Own[] = {"ompdpu-server"};
   auto O = server::parseServerOptions(1, const_cast<char **>(Own));

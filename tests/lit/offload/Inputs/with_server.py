@@ -10,10 +10,11 @@ SERVER-CMD is the server binary (possibly behind a wrapper such as
 fresh key (`--key FILE`, and OMPDPU_KEY=FILE for CMD; --key-owner: the file
 given to USER, whom it then stands for) and each --server-arg are appended to
 it; run by root, it also gets --root-sessions unless a --server-arg names
---root-user. In CMD, `{addr}` becomes 127.0.0.1:PORT and `{port}` the
-port. The server binds a free port itself and is up once it writes its
-readiness line (runtime/tools/ompdpu_ready.py) to fd N: no other process can
-take the port in between, and no stray connection reaches the server.
+--root-user. In CMD, `{addr}` becomes 127.0.0.1:PORT, `{port}` the port
+and `{pid}` the server's pid. The server binds a free port itself and is up
+once it writes its readiness line (runtime/tools/ompdpu_ready.py) to fd N:
+no other process can take the port in between, and no stray connection
+reaches the server.
 Exits with CMD's status (128+signal if it died of a signal).
 """
 import os
@@ -76,7 +77,8 @@ def main():
             return 1
         port = ready.port
         addr = "127.0.0.1:%d" % port
-        cmd = [a.replace("{addr}", addr).replace("{port}", str(port)) for a in cmd]
+        cmd = [a.replace("{addr}", addr).replace("{port}", str(port))
+               .replace("{pid}", str(ready.pid)) for a in cmd]
         sys.stdout.flush()
         rc = subprocess.call(cmd)
         if rc < 0:
