@@ -29,7 +29,7 @@ while (($#)); do
   shift
 done
 OUT=$(realpath -m "${OUT:-$BUILD/debs}")
-TARGETS=(ompdpu-server ompdpu-cli ompdpu ompdpu-plugins ompdpu-device-stubs)
+TARGETS=(ompdpu-server ompdpu-cli ompdpu ompdpu-plugins ompdpu-device-stubs ompdpu-no-dpu-notice)
 # Packages are made from what the install rules name, not the whole build
 # (tests, benchmarks): only the packaged targets are built.
 CONFIG=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_INSTALL_PREFIX=/usr

@@ -6,27 +6,38 @@
 # says where a region ran, inside a main(). The rule (tests/README.md): a
 # ```sh block must run here; a block that needs a BlueField, a cluster, root
 # or most of an hour is a ```shell block; a command that starts with sudo
-# (apt, the service) is skipped. Offloading runs mandatory and every program
-# run through `ompdpu run` must print "ran on the DPU", never "on the host".
-# The ```cmake block is find_package.sh's. About 20 s.
+# (apt, the service) is skipped here and run (as root, without sudo) with
+# --installed, in the packaging test's Debian root, where the packages lie in
+# the scratch directory and nothing else is installed. Offloading runs
+# mandatory and every program run through `ompdpu run` must print "ran on the
+# DPU", never "on the host". The ```cmake block is find_package.sh's. About 30 s.
 #
 #   tests/packaging/readme_snippets.sh BUILD_DIR [README]   (default <repo>/README.md)
+#   tests/packaging/readme_snippets.sh --installed DEBS_DIR [README]
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
-BUILD=$(realpath "${1:?usage: readme_snippets.sh BUILD_DIR}")
+INSTALLED=""
+if [[ ${1:-} == --installed ]]; then
+  INSTALLED=$(realpath "${2:?usage: readme_snippets.sh --installed DEBS_DIR [README]}")
+  shift
+fi
+BUILD=$(realpath "${1:?usage: readme_snippets.sh BUILD_DIR [README]}")
 README=$(realpath "${2:-$REPO/README.md}")
 pass() { printf 'PASS: %s\n' "$*"; }
 fail() { printf 'FAIL: readme-snippets: %s\n' "$*"; exit 1; }
-[[ -x $BUILD/bin/ompdpu ]] || fail "$BUILD/bin/ompdpu missing: build the project first"
+[[ -n $INSTALLED || -x $BUILD/bin/ompdpu ]] || fail "$BUILD/bin/ompdpu missing: build the project first"
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/ompdpu-readme.XXXXXX")
 trap 'rm -rf --one-file-system "$WORK"' EXIT
 
 # ---- a fresh prefix, and a user's environment with no DPU configured -----------------
-PREFIX=$WORK/prefix
-cmake --install "$BUILD" --prefix "$PREFIX" >"$WORK/install.log" 2>&1 ||
-  { cat "$WORK/install.log"; fail "cmake --install failed"; }
-export PATH=$PREFIX/bin:$PATH XDG_CONFIG_HOME=$WORK/config OMP_TARGET_OFFLOAD=mandatory
+if [[ -z $INSTALLED ]]; then
+  PREFIX=$WORK/prefix
+  cmake --install "$BUILD" --prefix "$PREFIX" >"$WORK/install.log" 2>&1 ||
+    { cat "$WORK/install.log"; fail "cmake --install failed"; }
+  export PATH=$PREFIX/bin:$PATH
+fi
+export XDG_CONFIG_HOME=$WORK/config OMP_TARGET_OFFLOAD=mandatory
 unset OMPDPU_DEVICES OMPDPU_CONFIG OMPDPU_KEY OMPDPU_NOTICE OMPDPU_SERVER OMPDPU_PLUGIN_DIR
 
 # ---- the blocks -------------------------------------------------------------------------
@@ -43,14 +54,24 @@ mkdir -p "$RUN"
   cat "$app"
   printf 'return 0;\n}\n'
 } >"$RUN/app.c"
+# The README's `apt install ./ompdpu_VERSION_amd64.deb` finds them here, and
+# apt's question is answered as a user would.
+if [[ -n $INSTALLED ]]; then
+  cp "$INSTALLED"/*.deb "$RUN/"
+  echo 'APT::Get::Assume-Yes "true";' >"$WORK/apt.conf"
+  export APT_CONFIG=$WORK/apt.conf DEBIAN_FRONTEND=noninteractive
+fi
 
 while read -r n line; do
   block=$WORK/sh/$n.sh script=$WORK/block$n.sh
-  # Continuation lines joined; sudo commands skipped, by the rule.
+  # Continuation lines joined; sudo commands skipped by the rule, run as
+  # root in the Debian root.
   {
     echo 'set -e'
     sed -e ':a' -e '/\\$/{N;s/\\\n//;ba}' "$block" | while IFS= read -r cmd; do
-      if [[ $cmd =~ ^[[:space:]]*sudo[[:space:]] ]]; then
+      if [[ $cmd =~ ^[[:space:]]*sudo[[:space:]]+(.*)$ && -n $INSTALLED ]]; then
+        printf '%s\n' "${BASH_REMATCH[1]}"
+      elif [[ $cmd =~ ^[[:space:]]*sudo[[:space:]] ]]; then
         printf 'echo %q\n' "skipped (root and apt): $cmd"
       else
         printf '%s\n' "$cmd"

@@ -58,6 +58,15 @@ mkdir -p "$ROOT"
 tar -xf "$base" -C "$ROOT"
 mkdir -p "$ROOT/opt/debs"
 cp "$WORK"/debs/ompdpu_*_amd64.deb "$WORK"/debs/ompdpu-server_*_amd64.deb "$ROOT/opt/debs/"
+# The README's commands first, on the fresh machine (its apt install is the
+# first): readme_snippets.sh --installed, with the packages beside them.
+mkdir -p "$ROOT/opt/readme"
+cp "$HERE/readme_snippets.sh" "$HERE/readme_blocks.py" "$REPO/README.md" "$ROOT/opt/readme/"
+debian_root_exec "$ROOT" -- sh -c 'apt-get update -qq &&
+  /opt/readme/readme_snippets.sh --installed /opt/debs /opt/readme/README.md' \
+  >"$WORK/readme.log" 2>&1 || { cat "$WORK/readme.log"; fail "the README's commands, in the clean root"; }
+grep '^PASS' "$WORK/readme.log" | sed 's/^PASS: /PASS: clean root: /'
+step "the README's commands in the clean root"
 write_example "$ROOT/opt/example"
 cp "$HERE/inside.sh" "$ROOT/opt/inside.sh"
 debian_root_exec "$ROOT" -- /opt/inside.sh >"$WORK/inside.log" 2>&1 ||
