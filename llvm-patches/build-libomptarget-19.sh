@@ -5,8 +5,9 @@
 #   llvm-patches/build-libomptarget-19.sh [--build DIR]
 #
 # LLVM 19 links its plugins into libomptarget.so: the plugin
-# (llvm-patches/libomptarget-19/plugins-nextgen/dpu, LLVM's generic plugin
-# types over plugin-dpu/src) goes into offload/plugins-nextgen/, and only the
+# (llvm-patches/libomptarget-19/plugins-nextgen/dpu, which compiles
+# plugin-dpu/abi/nextgen and abi/common, LLVM's generic plugin types over
+# plugin-dpu/src) goes into offload/plugins-nextgen/, and only the
 # offload/ runtime is built, standalone against the installed llvm-19-dev and
 # clang-19, with the plugins dpu and host (in that order: DPUs are the first
 # OpenMP devices, the host plugin's follow), after the patches of
@@ -15,7 +16,7 @@
 # (conflicting with 14's libomp-dev) is unpacked privately. The build tree is
 # cached in $OMPDPU_CACHE/llvm-19/<key>, keyed by the patches, the source
 # version, the compiler and the configuration; a change of the plugin's files
-# recompiles them, one of ompdpu's device libraries only relinks. Result: <build>/lib/ompdpu/llvm19/libomptarget.so.19.1.
+# (here or in plugin-dpu/abi) recompiles them, one of ompdpu's device libraries only relinks. Result: <build>/lib/ompdpu/llvm19/libomptarget.so.19.1.
 #
 # Needs: clang-19 llvm-19-dev libzstd-dev (apt-get install
 # --no-install-recommends; LLVM's CMake files need zstd's), an

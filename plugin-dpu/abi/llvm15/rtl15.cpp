@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "adapter.h"
+#include "libomptarget_probe.h"
 #include "omptarget_abi15.h"
 
 using namespace ompdpu::abi;
@@ -23,7 +24,7 @@ int32_t __tgt_rtl_is_valid_binary(__tgt_device_image *Image);
 /// drop the plugin without a word); else connect to the servers. With none
 /// reachable, number_of_devices says 0 and libomptarget drops the plugin.
 int32_t __tgt_rtl_init_plugin() {
-  if (checkLibomptargetVersion() != OFFLOAD_SUCCESS)
+  if (!servesThisLibomptarget())
     return OFFLOAD_FAIL;
   DpuPlugin::get();
   return OFFLOAD_SUCCESS;

@@ -1,8 +1,7 @@
 // ompdpu_device_address(k): the k-th DPU's server as configured, so that a
-// program can name the DPU it lost or a rank can say which DPU it uses.
-// LLVM 19's built-in plugin does not answer the query (NULL).
+// program can name the DPU it lost or a rank can say which DPU it uses;
+// every plugin answers it, LLVM 19's built into libomptarget too.
 // RUN: %clang-offload %s -o %t && %run-dpu2 %t | FileCheck %s
-// UNSUPPORTED: llvm19
 #include <ompdpu.h>
 #include <stdio.h>
 #include <stdlib.h>

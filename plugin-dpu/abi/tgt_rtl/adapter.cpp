@@ -1,19 +1,15 @@
-//===- adapter.cpp - What every libomptarget ABI adapter needs ------------===//
+//===- adapter.cpp - The __tgt_rtl_* adapters' translations ---------------===//
 #include "adapter.h"
+#include "host_entries.h"
 
 #include "common/log.h"
 
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
-#include <dlfcn.h>
-#include <link.h>
 #include <list>
 #include <map>
 #include <mutex>
 #include <string>
-#include <strings.h>
-#include <unistd.h>
 #include <unordered_set>
 
 namespace ompdpu::abi {
@@ -23,7 +19,6 @@ using plugin::DpuDevice;
 using plugin::DpuPlugin;
 using plugin::KernelRecord;
 using plugin::LoadedEntry;
-using plugin::MemoryKind;
 
 namespace {
 /// The target table of a loaded image and the storage it points into.
@@ -49,8 +44,6 @@ Loads &loads() {
   static Loads *L = new Loads();
   return *L;
 }
-
-thread_local LastAllocation LastAlloc;
 } // namespace
 
 DpuDevice *deviceOrReport(int32_t Id) {
@@ -107,11 +100,7 @@ const LoadedEntry *findEntry(const LoadedImage &I, const char *Name) {
 }
 
 std::vector<plugin::HostEntry> hostEntries(const __tgt_device_image &Image) {
-  std::vector<plugin::HostEntry> Host;
-  for (const __tgt_offload_entry *E = Image.EntriesBegin; E != Image.EntriesEnd;
-       ++E)
-    Host.push_back({E->name ? E->name : "", E->size, E->flags});
-  return Host;
+  return hostEntries(Image.EntriesBegin, Image.EntriesEnd);
 }
 
 size_t imageSize(const __tgt_device_image &Image) {
@@ -137,27 +126,6 @@ AsyncQueue *takeQueue(__tgt_async_info *Async) {
     Async->Queue = nullptr;
   return Q;
 }
-
-MemoryKind memoryKind(int32_t Kind) {
-  switch (Kind) {
-  case TARGET_ALLOC_HOST:
-    return MemoryKind::Host;
-  case TARGET_ALLOC_SHARED:
-    return MemoryKind::Shared;
-  case TARGET_ALLOC_DEVICE:
-    return MemoryKind::Device;
-  default:
-    return MemoryKind::Default;
-  }
-}
-
-void noteAllocation(int32_t Id, void *Ptr) {
-  LastAlloc.Device = Id;
-  LastAlloc.Ptr = Ptr;
-  ++LastAlloc.Count;
-}
-
-const LastAllocation &lastAllocation() { return LastAlloc; }
 
 int32_t launchWithOffsets(int32_t Id, void *Entry, void **Args,
                           const ptrdiff_t *Offsets, int32_t NumArgs,
@@ -196,82 +164,6 @@ void printLaunchInfo(int32_t Id, const void *Kernel) {
                "ompdpu device %d info: Launching kernel %s with 1 blocks and "
                "1 threads in Generic mode\n",
                Id, static_cast<const KernelRecord *>(Kernel)->Name.c_str());
-}
-
-int libomptargetMajor() {
-  int Major = 0;
-  dl_iterate_phdr(
-      [](dl_phdr_info *Info, size_t, void *Out) {
-        const char *Base = std::strrchr(Info->dlpi_name, '/');
-        Base = Base ? Base + 1 : Info->dlpi_name;
-        const char Prefix[] = "libomptarget.so.";
-        if (std::strncmp(Base, Prefix, sizeof(Prefix) - 1) != 0)
-          return 0;
-        *static_cast<int *>(Out) = std::atoi(Base + sizeof(Prefix) - 1);
-        return 1;
-      },
-      &Major);
-  return Major;
-}
-
-namespace {
-/// This library's own file, for messages.
-std::string ownFile() {
-  Dl_info Info;
-  if (dladdr(reinterpret_cast<void *>(&ownFile), &Info) && Info.dli_fname)
-    return Info.dli_fname;
-  return "the ompdpu plugin";
-}
-
-/// Where the plugin for libomptarget Major is, relative to lib/ompdpu.
-const char *pluginDirFor(int Major) {
-  if (Major >= 14 && Major <= 16)
-    return "lib/ompdpu (the default of `ompdpu run`)";
-  if (Major == 17)
-    return "lib/ompdpu/llvm17 (`ompdpu run` picks it, unless "
-           "OMPDPU_PLUGIN_DIR says otherwise)";
-  if (Major == 18)
-    return "lib/ompdpu/llvm18 (`ompdpu run` picks it, unless "
-           "OMPDPU_PLUGIN_DIR says otherwise)";
-  return nullptr;
-}
-} // namespace
-
-/// Whether this is the 14/15 library that libomptarget 16 falls back to after
-/// its `.nextgen.so` sibling (this directory's 16 plugin) declined: no devices
-/// of its ISA.
-static bool isNextgenFallback(int Major) {
-  if (Major != 16)
-    return false;
-  const char *Env = std::getenv("LIBOMPTARGET_NEXTGEN_PLUGINS");
-  if (Env && (!std::strcmp(Env, "0") || !strcasecmp(Env, "false") ||
-              !strcasecmp(Env, "off") || !strcasecmp(Env, "no")))
-    return false;
-  std::string Own = ownFile();
-  if (Own.size() < 3 || Own.compare(Own.size() - 3, 3, ".so") != 0)
-    return false;
-  std::string Sibling = Own.substr(0, Own.size() - 3) + ".nextgen.so";
-  return access(Sibling.c_str(), F_OK) == 0;
-}
-
-int32_t checkLibomptargetVersion() {
-  int Major = libomptargetMajor();
-  if (Major == 0 || servesLibomptarget(Major))
-    return OFFLOAD_SUCCESS;
-  if (isNextgenFallback(Major)) {
-    OMPDPU_DEBUG_LOG("libomptarget 16 loaded %s after its .nextgen.so sibling "
-                     "had no devices: declined",
-                     ownFile().c_str());
-    return OFFLOAD_FAIL;
-  }
-  const char *Dir = pluginDirFor(Major);
-  log(LogLevel::Error,
-      "libomptarget %d loaded %s, which has the plugin ABI of libomptarget "
-      "%s: %s%s",
-      Major, ownFile().c_str(), kServedVersions,
-      Dir ? "its plugin is in " : "no ompdpu plugin serves it yet",
-      Dir ? Dir : "");
-  return OFFLOAD_FAIL;
 }
 
 } // namespace ompdpu::abi

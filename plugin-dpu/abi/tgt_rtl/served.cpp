@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "adapter.h"
+#include "libomptarget_probe.h"
 
 #define OMPDPU_STR2(X) #X
 #define OMPDPU_STR(X) OMPDPU_STR2(X)

@@ -1,16 +1,19 @@
-//===- adapter.h - What every libomptarget ABI adapter needs ----*- C++ -*-===//
+//===- adapter.h - The __tgt_rtl_* adapters' translations -------*- C++ -*-===//
 //
-// The translations between libomptarget's plugin types and the device logic
-// that are the same in every LLVM version an adapter serves (14-16): finding
-// a device, reporting a failure, target tables, async-info queues, argument
-// offsets, allocation kinds and the last-allocation record libompdpu reads.
-// The abi/llvm<N>/ files hold only what differs between versions.
+// The translations between the plugin types of libomptarget 14-18 (the
+// __tgt_rtl_* C ABI of drop-in plugin libraries) and the device logic that
+// every such version shares: finding a device, reporting a failure, target
+// tables, loaded images, async-info queues and argument offsets. What every
+// adapter shares, LLVM 19's in-tree plugin too, is in abi/common/; the
+// abi/llvm<N>/ files hold only what differs between versions.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
 
 #include "dpu_plugin.h"
+#include "memory_kind.h"
 #include "omptarget_abi.h"
+#include "queries.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -60,21 +63,6 @@ plugin::AsyncQueue *existingQueue(__tgt_async_info *Async);
 /// The async info's queue, taken out of it (synchronize must reset it).
 plugin::AsyncQueue *takeQueue(__tgt_async_info *Async);
 
-/// An omp_target_alloc kind (TargetAllocTy) as the device logic's.
-plugin::MemoryKind memoryKind(int32_t Kind);
-
-/// The calling thread's last allocation, for libompdpu to map OpenMP device
-/// numbers to DPUs (see ompdpu_device()).
-struct LastAllocation {
-  int32_t Device = -1; ///< -1: none yet
-  void *Ptr = nullptr;
-  uint64_t Count = 0; ///< allocations made by this thread
-};
-/// Record an allocation of the calling thread.
-void noteAllocation(int32_t Id, void *Ptr);
-/// The calling thread's record.
-const LastAllocation &lastAllocation();
-
 /// Run a kernel whose argument K is Args[K] + Offsets[K] (Offsets may be
 /// null), after Leading arguments of value ~0 (LLVM 18's "no launch
 /// environment" for the implicit first argument of clang 18's kernels).
@@ -90,19 +78,6 @@ void printLaunchInfo(int32_t Id, const void *Kernel);
 /// Implicit leading kernel arguments of this library's libomptarget version
 /// for that kernel (18: one, but for constructors and destructors).
 size_t implicitArguments(const void *Kernel);
-
-/// The major version of the libomptarget in this process, from its file name
-/// (libomptarget.so.<N>); 0 when the name carries none (Debian's 14).
-int libomptargetMajor();
-
-/// Whether this library has the plugin ABI of libomptarget `Major`, and the
-/// versions it serves ("14 and 15"); defined by each library's adapter.
-bool servesLibomptarget(int Major);
-extern const char *const kServedVersions;
-
-/// OFFLOAD_SUCCESS when this library serves the libomptarget in this
-/// process; otherwise OFFLOAD_FAIL, after saying which plugin directory does.
-int32_t checkLibomptargetVersion();
 
 } // namespace ompdpu::abi
 

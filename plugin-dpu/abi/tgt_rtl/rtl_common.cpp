@@ -12,8 +12,6 @@
 #include "common/elf_image.h"
 #include "common/log.h"
 
-#include <cstdio>
-
 using namespace ompdpu;
 using namespace ompdpu::abi;
 using namespace ompdpu::plugin;
@@ -154,30 +152,6 @@ int32_t __tgt_rtl_sync_event(int32_t Id, void *EventPtr) {
 int32_t __tgt_rtl_destroy_event(int32_t, void *EventPtr) {
   releaseEvent(static_cast<Event *>(EventPtr));
   return OFFLOAD_SUCCESS;
-}
-
-/// ompdpu's own query (not libomptarget's): which device made the calling
-/// thread's last allocation, and at what address. libompdpu uses it to map
-/// OpenMP device numbers to DPUs.
-int32_t __ompdpu_plugin_last_alloc(int32_t *Id, void **Ptr, uint64_t *Count) {
-  const LastAllocation &A = lastAllocation();
-  *Id = A.Device;
-  *Ptr = A.Ptr;
-  *Count = A.Count;
-  return A.Device >= 0;
-}
-
-/// ompdpu's own query: number of DPUs this plugin copy drives.
-int32_t __ompdpu_plugin_num_devices() { return DpuPlugin::get().numDevices(); }
-
-/// ompdpu's own query: device Id's server as "HOST:PORT" in Buf (Len
-/// bytes, cut short and terminated if longer); 0 for no such device.
-int32_t __ompdpu_plugin_device_address(int32_t Id, char *Buf, uint64_t Len) {
-  DpuDevice *D = DpuPlugin::get().device(Id);
-  if (!D || !Buf || Len == 0)
-    return 0;
-  std::snprintf(Buf, Len, "%s", D->address().c_str());
-  return 1;
 }
 
 #pragma GCC visibility pop
