@@ -40,6 +40,27 @@ struct Waiting {
   PendingSockets::Clock::time_point Since;
 };
 
+/// The largest per-source share L >= 1 with sum(min(count, L)) <= Total.
+size_t fairLevel(const std::map<std::string, size_t> &PerSource, size_t Total) {
+  size_t Lo = 1, Hi = 1;
+  for (const auto &S : PerSource)
+    Hi = std::max(Hi, S.second);
+  auto Fits = [&](size_t L) {
+    size_t Sum = 0;
+    for (const auto &S : PerSource)
+      Sum += std::min(S.second, L);
+    return Sum <= Total;
+  };
+  while (Lo < Hi) {
+    size_t Mid = Lo + (Hi - Lo + 1) / 2;
+    if (Fits(Mid))
+      Lo = Mid;
+    else
+      Hi = Mid - 1;
+  }
+  return Lo;
+}
+
 } // namespace
 
 std::string sourceText(const sockaddr_storage &A) {
@@ -120,20 +141,32 @@ PendingDrops PendingSockets::sweep(Clock::time_point Now) {
   for (Waiting &W : Found)
     if (W.Fd >= 0)
       ++PerSource[W.Source], ++Kept;
-  // Oldest first, until each source and the total are within their caps.
+  // Oldest first, until each source is within its cap.
   for (Waiting &W : Found) {
-    if (W.Fd < 0)
-      continue;
     size_t &N = PerSource[W.Source];
-    if (N > Limits.PerSource) {
+    if (W.Fd >= 0 && N > Limits.PerSource) {
       Drops.Source = W.Source;
       Drop(W, Drops.OverSource);
       --N, --Kept;
-    } else if (Kept > Limits.Total) {
+    }
+  }
+  if (Kept <= Limits.Total)
+    return Drops;
+  // Over the total, the sources that hold the most give up their oldest
+  // first: a lone client among many flooding addresses keeps its place.
+  size_t Level = fairLevel(PerSource, Limits.Total);
+  for (Waiting &W : Found) {
+    size_t &N = PerSource[W.Source];
+    if (W.Fd >= 0 && N > Level && Kept > Limits.Total) {
       Drop(W, Drops.OverTotal);
       --N, --Kept;
     }
   }
+  for (Waiting &W : Found) // more addresses than the total: oldest first
+    if (W.Fd >= 0 && Kept > Limits.Total) {
+      Drop(W, Drops.OverTotal);
+      --Kept;
+    }
   return Drops;
 }
 

@@ -122,3 +122,22 @@ TEST(PendingSockets, TotalCapTimeoutAndRequestsLeftAlone) {
   C.push_back(Late);
   closeAll(C);
 }
+
+TEST(PendingSockets, OverTheTotalTheBusiestAddressesGiveWayFirst) {
+  Listener L;
+  PendingSockets P(L.Port, {/*Total=*/4, /*PerSource=*/10, 1h});
+  auto T0 = PendingSockets::Clock::now();
+  std::vector<Conn> C;
+  C.push_back(connectFrom(L, "127.0.0.9")); // the oldest, alone on its address
+  P.sweep(T0);
+  for (int K = 0; K < 6; ++K)
+    C.push_back(connectFrom(L, "127.0.0.2"));
+  PendingDrops D = P.sweep(T0 + 1s);
+  EXPECT_EQ(D.OverTotal, 3u);
+  pollfd Lone{C[0].Client, POLLIN, 0};
+  EXPECT_EQ(poll(&Lone, 1, 100), 0); // kept, though the oldest
+  for (int K = 1; K <= 3; ++K)
+    EXPECT_TRUE(shutDown(C[K])) << K; // the busy address's oldest three
+  EXPECT_EQ(P.pending(), 4u);
+  closeAll(C);
+}

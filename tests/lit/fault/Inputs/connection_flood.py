@@ -7,7 +7,7 @@ Starts a keyed server, then twice holds a flood against it while PROGRAM runs un
 `ompdpu run` with offloading mandatory: 5,000 idle connections and 100 that send a
 byte a second, first from one address (127.0.0.2: the per-address cap), then from
 100 addresses (127.0.0.2-101: the cap in all). Prints whether the program ran on the
-server and started within 2 s, how many flood connections the server closed, the
+server and took at most 2 s longer than without a flood, how many flood connections the server closed, the
 server's memory and its log lines about the closes. Bounded: at most 5,100
 connections per flood, 40 s in all.
 """
@@ -50,14 +50,16 @@ def closed_by_server(socks):
     return n
 
 
-def flood(name, port, sources, run):
+def flood(name, port, sources, run, alone):
     socks = connect_all(port, sources, IDLE + SLOW)
     t = time.monotonic()
     out = run()
     took = time.monotonic() - t
     print("%s: %s" % (name, out.strip().splitlines()[-1] if out.strip() else "(no output)"))
-    print("%s: started within 2 s: %d" % (name, took < 2.0), file=sys.stdout)
-    print("%s: program took %.2f s" % (name, took), file=sys.stderr)
+    # Within 2 s of the same program without a flood (this machine may be busy).
+    print("%s: started within 2 s: %d" % (name, took < alone + 2.0))
+    print("%s: program took %.2f s (%.2f s alone), said:\n%s" % (name, took, alone, out),
+          file=sys.stderr)
     # The slow ones send a byte a second until the handshake timeout (4 s) is past.
     for _ in range(6):
         for s in socks[IDLE:]:
@@ -101,9 +103,12 @@ def main():
                                   env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                   timeout=30, text=True).stdout
         try:
-            flood("one address", ready.port, ["127.0.0.2"], run)
+            t = time.monotonic()
+            run()
+            alone = time.monotonic() - t
+            flood("one address", ready.port, ["127.0.0.2"], run, alone)
             flood("100 addresses", ready.port,
-                  ["127.0.0.%d" % k for k in range(2, 102)], run)
+                  ["127.0.0.%d" % k for k in range(2, 102)], run, alone)
             with open("/proc/%d/status" % ready.pid) as f:
                 rss = [int(ln.split()[1]) for ln in f if ln.startswith("VmRSS:")][0]
             print("server memory under 64 MiB: %d" % (rss < 64 * 1024))
