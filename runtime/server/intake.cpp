@@ -5,13 +5,35 @@
 #include "common/log.h"
 #include "server/image_loader.h"
 
+#include <algorithm>
+
 namespace ompdpu::server {
 
 using namespace protocol;
 using transport::Peer;
 
 void Intake::accepted(Peer P) {
-  Deadlines[P] = std::chrono::steady_clock::now();
+  auto Now = std::chrono::steady_clock::now();
+  // Connections that passed UCX's wire-up but never authenticate count
+  // against --max-startups too: beyond it the oldest goes.
+  if (Deadlines.size() >= Opts.MaxStartups) {
+    auto Oldest = std::min_element(
+        Deadlines.begin(), Deadlines.end(),
+        [](const auto &A, const auto &B) { return A.second < B.second; });
+    Pending.erase(Oldest->first);
+    W->closePeer(Oldest->first);
+    Deadlines.erase(Oldest);
+    ++Crowded;
+    if (Now >= NextCrowdedReport) {
+      log(LogLevel::Warning,
+          "closed %zu connections still in their handshake: more than %u "
+          "at once (--max-startups)",
+          Crowded, Opts.MaxStartups);
+      Crowded = 0;
+      NextCrowdedReport = Now + std::chrono::seconds(10);
+    }
+  }
+  Deadlines[P] = Now;
 }
 
 void Intake::refuse(Peer From, const Header &H, const std::string &Client,

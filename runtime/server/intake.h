@@ -36,7 +36,8 @@ public:
   /// Where replies go; set before the first connection.
   void setWorker(transport::Worker *Worker) { W = Worker; }
 
-  /// A new connection: its handshake's deadline starts now.
+  /// A new connection: its handshake's deadline starts now. Beyond
+  /// --max-startups connections in their handshake, the oldest is closed.
   void accepted(transport::Peer P);
   /// A Hello on a connection (Served: it already has a session). The
   /// client, when it needs no proof; otherwise it is challenged or refused.
@@ -71,6 +72,10 @@ private:
   std::map<transport::Peer, Challenged> Pending;
   /// Connections not served yet, and since when.
   std::map<transport::Peer, std::chrono::steady_clock::time_point> Deadlines;
+  /// Closed for --max-startups since the last warning, and when the next may
+  /// be.
+  size_t Crowded = 0;
+  std::chrono::steady_clock::time_point NextCrowdedReport;
 };
 
 } // namespace ompdpu::server

@@ -355,6 +355,26 @@ TEST_F(IntakeTest, ASecondHelloEndsTheHandshake) {
   EXPECT_EQ(answer<HelloReply>(MsgType::HelloReply).Code, kErrAuth);
 }
 
+TEST_F(IntakeTest, BeyondMaxStartupsTheOldestHandshakeIsClosed) {
+  Opts.MaxStartups = 2;
+  int Errors = 0;
+  CW->setPeerErrorHandler([&](transport::Peer, const Status &) { ++Errors; });
+  // Two more connections in their handshake: the fixture's (the oldest) goes.
+  std::vector<std::unique_ptr<transport::MemoryWorker>> Others;
+  for (int K = 0; K < 2; ++K) {
+    Others.push_back(Net.create());
+    auto P = Others.back()->connectToWorker(SW->address(), true);
+    ASSERT_TRUE(P);
+    Others.back()->send(*P, frame(Header(), Empty()), nullptr, 0, nullptr,
+                        true);
+    SW->progress();
+    In->accepted(From);
+  }
+  CW->progress();
+  EXPECT_EQ(Errors, 1) << "the oldest handshake was not closed";
+  EXPECT_TRUE(In->waiting());
+}
+
 TEST_F(IntakeTest, ALateHandshakeIsClosed) {
   Opts.HandshakeTimeout = 0;
   EXPECT_TRUE(In->waiting());
