@@ -31,8 +31,7 @@ RequestLink::RequestLink(const DeviceAddress &A, const ClientConfig &C,
           [this](const uint8_t *Ctrl, size_t Len, const transport::BulkData &D,
                  transport::Peer) { return onMessage(Ctrl, Len, D); },
           [this](transport::Peer P, const Status &S) { onPeerError(P, S); }) {
-  const char *T = std::getenv("OMPDPU_TRACE");
-  Trace = T && *T && std::string(T) != "0";
+  Trace = C.Trace.Summary;
   if ((Line = Timeline::active()))
     LineDevice = Line->addDevice(Addr.text());
 }

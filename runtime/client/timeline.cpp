@@ -1,10 +1,10 @@
 //===- timeline.cpp - OMPDPU_TRACE=<file>: a Chrome trace of the process --===//
 #include "client/timeline.h"
 
+#include "common/config.h"
 #include "common/log.h"
 #include "common/trace_time.h"
 
-#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -17,22 +17,6 @@ using protocol::MsgType;
 using protocol::TraceEvent;
 
 namespace {
-
-/// OMPDPU_TRACE's file, or empty: unset, or a number (the summary only).
-std::string tracePath() {
-  const char *V = std::getenv("OMPDPU_TRACE");
-  if (!V || !*V)
-    return "";
-  bool Number = true;
-  for (const char *C = V; *C; ++C)
-    Number = Number && std::isdigit(static_cast<unsigned char>(*C));
-  if (Number)
-    return "";
-  std::string P = V;
-  for (size_t At; (At = P.find("%p")) != std::string::npos;)
-    P.replace(At, 2, std::to_string(getpid()));
-  return P;
-}
 
 void appendEscaped(std::string &Out, const std::string &S) {
   Out += '"';
@@ -69,7 +53,7 @@ Timeline *Timeline::active() {
   // Made on first use and never destroyed: connections closed from static
   // destructors in any order still find it.
   static Timeline *Line = [] {
-    std::string P = tracePath();
+    std::string P = traceSetting(std::getenv).File;
     return P.empty() ? nullptr : new Timeline(P);
   }();
   return Line;

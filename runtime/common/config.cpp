@@ -6,11 +6,14 @@
 #include "common/host_port.h"
 #include "common/log.h"
 
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <sstream>
+#include <unistd.h>
 
 namespace ompdpu {
 
@@ -162,6 +165,23 @@ loadDevicesFile(const EnvLookup &Env, std::string Hostname, ClientConfig &C) {
   return C;
 }
 
+TraceSetting traceSetting(const EnvLookup &Env) {
+  TraceSetting T;
+  const char *V = Env("OMPDPU_TRACE");
+  if (!V || !*V || !std::strcmp(V, "0"))
+    return T;
+  T.Summary = true;
+  bool Number = true;
+  for (const char *C = V; *C; ++C)
+    Number = Number && std::isdigit(static_cast<unsigned char>(*C));
+  if (Number)
+    return T;
+  T.File = V;
+  for (size_t At; (At = T.File.find("%p")) != std::string::npos;)
+    T.File.replace(At, 2, std::to_string(getpid()));
+  return T;
+}
+
 Expected<ClientConfig> loadClientConfig(const EnvLookup &Env,
                                         const std::string &Hostname) {
   ClientConfig C;
@@ -188,6 +208,7 @@ Expected<ClientConfig> loadClientConfig(const EnvLookup &Env,
     }
   if (C.ResponseTimeout > 0 && C.HeartbeatInterval >= C.ResponseTimeout)
     C.HeartbeatInterval = C.ResponseTimeout / 4;
+  C.Trace = traceSetting(Env);
   if (const char *V = Env("OMPDPU_YIELD")) {
     std::string Y = V;
     if (Y == "1" || Y == "yes")

@@ -17,6 +17,14 @@ struct DeviceAddress {
   std::string text() const;
 };
 
+/// OMPDPU_TRACE: unset, empty or 0: nothing; another number: a summary of
+/// each device's requests at exit; anything else: the summary and a Chrome
+/// trace written to that file ("%p" in it: the pid).
+struct TraceSetting {
+  bool Summary = false;
+  std::string File;
+};
+
 /// Everything the plugin reads from the environment (and config file).
 struct ClientConfig {
   /// The DPUs this process uses: OMPDPU_DEVICES as given, else its node's
@@ -55,6 +63,7 @@ struct ClientConfig {
   /// not a reason to try MUNGE or no authentication.
   bool KeyFileGiven = false;
   std::string MungeSocket; ///< OMPDPU_MUNGE_SOCKET ("": munged's default)
+  TraceSetting Trace;      ///< OMPDPU_TRACE
 };
 
 /// Looks up an environment variable (nullptr if unset).
@@ -64,6 +73,9 @@ using EnvLookup = std::function<const char *(const char *)>;
 /// listener's "any free port").
 Expected<DeviceAddress> parseHostPort(const std::string &S,
                                       bool AllowPortZero = false);
+
+/// OMPDPU_TRACE as Env has it (the one place it is read).
+TraceSetting traceSetting(const EnvLookup &Env);
 
 /// S without leading and trailing blanks (spaces, tabs, line ends).
 std::string trimBlanks(const std::string &S);

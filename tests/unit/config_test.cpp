@@ -9,6 +9,7 @@
 #include <fstream>
 #include <gtest/gtest.h>
 #include <map>
+#include <unistd.h>
 
 using namespace ompdpu;
 
@@ -311,8 +312,8 @@ TEST(ServerOptions, MaxStartups) {
   O = Parse("20"); // one number: per address at most 64, never above it
   ASSERT_TRUE(O);
   EXPECT_EQ(O->MaxStartupsPerSource, 20u);
-  for (const char *Bad : {"", "0", "10:0", "10:11", "x", "10:", ":5", "10:5x",
-                          "1000001"})
+  for (const char *Bad :
+       {"", "0", "10:0", "10:11", "x", "10:", ":5", "10:5x", "1000001"})
     EXPECT_FALSE(Parse(Bad)) << Bad;
 }
 
@@ -329,4 +330,22 @@ TEST(ServerOptions, SpinAndSharedCores) {
   EXPECT_EQ(O->SpinMicros, 0);
   const char *NoNumber[] = {"ompdpu-server", "--spin-us", "soon"};
   EXPECT_FALSE(server::parseServerOptions(3, const_cast<char **>(NoNumber)));
+}
+
+TEST(TraceSetting, OneReadingOfOmpdpuTrace) {
+  auto With = [](const char *Value) {
+    return traceSetting([Value](const char *Name) -> const char * {
+      return std::string(Name) == "OMPDPU_TRACE" ? Value : nullptr;
+    });
+  };
+  for (const char *Off : {(const char *)nullptr, "", "0"}) {
+    EXPECT_FALSE(With(Off).Summary) << (Off ? Off : "unset");
+    EXPECT_EQ(With(Off).File, "");
+  }
+  EXPECT_TRUE(With("1").Summary);
+  EXPECT_EQ(With("1").File, "");
+  EXPECT_TRUE(With("2").Summary);
+  TraceSetting F = With("/tmp/t.%p.json");
+  EXPECT_TRUE(F.Summary);
+  EXPECT_EQ(F.File, "/tmp/t." + std::to_string(getpid()) + ".json");
 }

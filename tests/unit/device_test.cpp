@@ -22,13 +22,12 @@ namespace {
 class DeviceTest : public ::testing::Test {
 protected:
   void SetUp() override {
-    // Counts the results asked for with a launch (resultsTaken()).
-    setenv("OMPDPU_TRACE", "1", 1);
     Server.start();
     ASSERT_FALSE(HasFatalFailure());
     ClientConfig Cfg = Server.config();
     Cfg.ConnectTimeout = 5;
     Cfg.ResponseTimeout = 10;
+    Cfg.Trace.Summary = true; // counts the results taken with a launch
     auto C = client::Connection::open(Server.Addr, Cfg);
     ASSERT_TRUE(C) << C.status().message();
     Dev = std::make_unique<DpuDevice>(0, 1, std::move(*C));
@@ -49,7 +48,6 @@ protected:
   void TearDown() override {
     Dev.reset();
     Server.stop();
-    unsetenv("OMPDPU_TRACE");
   }
   void *alloc8() {
     auto P = Dev->alloc(8, MemoryKind::Default);
