@@ -3,7 +3,7 @@
 // exist): the error says what to do, naming --root-sessions (root's own
 // server) and the account to create (a shared one); nothing runs.
 // REQUIRES: root
-// RUN: %clang-offload %s -o %t
+// RUN: %clang-offload %S/Inputs/on_server.c -o %t
 // (LLVM 19's libomptarget then runs the region on the host: not on the server.)
 // RUN: %python %S/Inputs/with_server.py --server-arg --root-user \
 // RUN:   --server-arg ompdpu-no-such-account %server -- \
@@ -12,13 +12,3 @@
 // RUN: FileCheck %s < %t.out
 // CHECK: ompdpu error: device 0 ({{[0-9.]+}}:{{[0-9]+}}): clients authenticated as root run as account 'ompdpu-no-such-account', which does not exist here: on a server root started for its own programs, restart it with --root-sessions (root's sessions then run as root); on a shared one, create the account (adduser --system ompdpu-no-such-account) or name another with --root-user
 // CHECK-NOT: on-server: 1
-#include <stdio.h>
-#include <unistd.h>
-
-int main(void) {
-  int host_pid = getpid(), dev_pid = -1;
-#pragma omp target map(from : dev_pid)
-  dev_pid = getpid();
-  printf("on-server: %d\n", dev_pid > 0 && dev_pid != host_pid);
-  return 0;
-}

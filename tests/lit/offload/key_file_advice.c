@@ -3,7 +3,7 @@
 // the DPU with it. `ompdpu key create` on an existing file says how to
 // replace it (--force) and keeps the file; an option is never a file name.
 // UNSUPPORTED: arm-vm
-// RUN: %clang-offload %s -o %t
+// RUN: %clang-offload %S/Inputs/on_server.c -o %t
 // RUN: rm -f %t.key && printf 'garbage\n' > %t.key && chmod 600 %t.key
 // RUN: not env OMPDPU_KEY=%t.key OMP_TARGET_OFFLOAD=mandatory %ompdpu run --emulate 1 -- %t \
 // RUN:   > %t.garbage 2>&1
@@ -22,13 +22,3 @@
 // RUN: cmp %t.key %t.key.before
 // RUN: not %ompdpu key create --help 2>&1 | FileCheck %s --check-prefix=USAGE
 // USAGE: usage: ompdpu key create [--force] FILE
-#include <stdio.h>
-#include <unistd.h>
-
-int main(void) {
-  int host_pid = getpid(), dev_pid = -1;
-#pragma omp target map(from : dev_pid)
-  dev_pid = getpid();
-  printf("on-server: %d\n", dev_pid > 0 && dev_pid != host_pid);
-  return 0;
-}

@@ -5,7 +5,7 @@
 // run`'s own warning, nor with OMPDPU_NOTICE=0 or OMP_TARGET_OFFLOAD=disabled.
 // With every LLVM version's clang (the llvm-versions suites run this too).
 // UNSUPPORTED: arm-vm
-// RUN: %clang-offload %s %no-dpu-notice -o %t
+// RUN: %clang-offload %S/Inputs/on_server.c %no-dpu-notice -o %t
 // RUN: rm -rf %t.xdg && mkdir -p %t.xdg
 // RUN: env -u OMPDPU_DEVICES XDG_CONFIG_HOME=%t.xdg %t > %t.alone 2>&1
 // RUN: FileCheck %s --check-prefix=ALONE -DPROG=%t < %t.alone
@@ -24,13 +24,3 @@
 // RUN:   | FileCheck %s --check-prefix=NODPU --implicit-check-not='ompdpu note'
 // NODPU: ompdpu warning: no DPUs: OMPDPU_DEVICES is empty
 // NODPU: on-server: 0
-#include <stdio.h>
-#include <unistd.h>
-
-int main(void) {
-  int host_pid = getpid(), dev_pid = -1;
-#pragma omp target map(from : dev_pid)
-  dev_pid = getpid();
-  printf("on-server: %d\n", dev_pid > 0 && dev_pid != host_pid);
-  return 0;
-}
