@@ -223,7 +223,8 @@ void dnnk_augment_defaults(dnnk_augment_params *p, int h, int w);
  * n x c x out_h x out_w floats. Image i uses the random draws of image index
  * first_index + i, so any split of a batch (host / DPU) gives the same
  * bytes as the whole. Bit-identical on every ISA: integer image statistics,
- * no FMA contraction, no reductions in float, no libm beyond floor and sqrt.
+ * no FMA contraction, no reductions in float, no libm but exact functions
+ * (floor, sqrt, frexp, ldexp).
  * Per pixel, in this order: crop (with pad; or the resized crop, rotation
  * about the output's centre and flip as one bilinear warp), channel gain,
  * contrast around the image mean, saturation (luma weights 0.299, 0.587,
