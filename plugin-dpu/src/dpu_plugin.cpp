@@ -30,6 +30,9 @@ std::string isaFromOwnFileName() {
   return Rest.substr(0, Rest.find('.'));
 }
 
+/// The ISA a library was built for (setLibraryIsa); null: its file name's.
+const char *LibraryIsa = nullptr;
+
 bool offloadMandatory() {
   const char *V = std::getenv("OMP_TARGET_OFFLOAD");
   return V && strcasecmp(V, "mandatory") == 0;
@@ -42,7 +45,11 @@ DpuPlugin &DpuPlugin::get() {
   return *P;
 }
 
-DpuPlugin::DpuPlugin() : Isa(isaFromOwnFileName()) { connectAll(); }
+DpuPlugin::DpuPlugin() : Isa(LibraryIsa ? LibraryIsa : isaFromOwnFileName()) {
+  connectAll();
+}
+
+void DpuPlugin::setLibraryIsa(const char *I) { LibraryIsa = I; }
 
 void DpuPlugin::connectAll() {
   auto Cfg = loadClientConfig([](const char *N) { return std::getenv(N); });

@@ -26,9 +26,14 @@ public:
   /// (once per process; libomptarget drops a copy without devices before
   /// it is shown any image, so only a copy with devices can tell).
   void explainRefusedImage(uint16_t Machine) const;
-  /// The ISA this copy of the plugin serves, from its file name
-  /// (libomptarget.rtl.<isa>.so); empty: any.
+  /// The ISA this copy of the plugin serves: the one its library was built
+  /// for (setLibraryIsa), else its file name's (libomptarget.rtl.<isa>.so);
+  /// empty: any.
   const std::string &isa() const { return Isa; }
+  /// Serve Isa whatever the library's file name says (a name libomptarget
+  /// loads that names no ISA, as 18's libomptarget.rtl.cuda.so); called
+  /// when the library is loaded, before the first get().
+  static void setLibraryIsa(const char *Isa);
   /// Say goodbye to every server (at unload); later calls find no device.
   void shutdown() { Devices.clear(); }
   /// Flags passed to init_requires.

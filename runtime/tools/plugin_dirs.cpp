@@ -15,9 +15,12 @@ const std::vector<PluginLayout> &pluginLayouts() {
       {17, 17, "llvm17",
        "libomptarget.rtl.aarch64.so, emulated/libomptarget.rtl.x86_64.so", ""},
       // 18 tries only the names of its own build's plugins.
-      {18, 18, "llvm18", "emulated/libomptarget.rtl.x86_64.so",
-       "emulated DPUs only; the plugin takes the name of LLVM's host plugin "
-       "(x86_64), so a program run this way has no host-plugin devices"},
+      {18, 18, "llvm18",
+       "libomptarget.rtl.cuda.so (real DPUs), "
+       "emulated/libomptarget.rtl.x86_64.so",
+       "18 loads only its build's plugin names: ompdpu takes CUDA's "
+       "(aarch64 DPUs) and the host plugin's (x86_64, emulated DPUs), so a "
+       "program run this way has neither LLVM's CUDA nor its host devices"},
       // 19 links its plugins in: the directory holds a rebuilt libomptarget.
       {19, 19, "llvm19",
        "libomptarget.so.19.1, rebuilt with the dpu plugin inside "

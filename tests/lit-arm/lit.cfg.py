@@ -181,6 +181,12 @@ ompdpu = os.path.join(config.ompdpu_bin_dir, "ompdpu")
 # 19 links its plugins into libomptarget: `ompdpu run` puts the rebuilt one (with the
 # dpu plugin) before the program's own, and keeps the VM's OMPDPU_DEVICES.
 run_with = " %s run --" % ompdpu if llvm_major >= 19 else ""
+# 18 (tests/llvm-versions/run.sh --arm 18): programs built for the Debian 13 root run in
+# it (config.ompdpu_arm_run_in, in the VM's namespace), under `ompdpu run`, which puts
+# lib/ompdpu/llvm18 (its libomptarget.rtl.cuda.so serves aarch64 images) on the path.
+run_in = getattr(config, "ompdpu_arm_run_in", "")
+if run_in:
+    run_with = " %s %s run --" % (run_in, ompdpu)
 fault = "%s %s --ompdpu-vm %s --name %s" % (
     python, os.path.join(os.path.dirname(_here), "fault_run.py"), vm_tool, vm_name)
 run_dpu = "guest-run" if rdma else "run"

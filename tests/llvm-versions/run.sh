@@ -6,7 +6,7 @@
 # file the program loaded).
 #
 #   tests/llvm-versions/run.sh [--build DIR] [VERSION...]    (default: 15 16)
-#   tests/llvm-versions/run.sh [--build DIR] --arm 19
+#   tests/llvm-versions/run.sh [--build DIR] --arm 18|19
 #   tests/llvm-versions/run.sh [--build DIR] --print-toolchain VERSION
 #
 # 14 uses the installed clang-14. 17 and 18 run inside a Debian 13 root file
@@ -26,13 +26,16 @@
 # Debian's libomp 19 (unpacked beside that cache), which `ompdpu run` replaces.
 # Every test of tests/lit/offload runs but those skip-<N>.txt lists, each with
 # its reason; with 14 only checks/ runs (lit-e2e runs the suite with clang-14).
-# --arm: the real DPU's path instead, with version 19's toolchain: aarch64 device
+# --arm: the real DPU's path instead, with version 18's or 19's toolchain: aarch64 device
 # images (scripts/ompdpu-aarch64-cc with this version's clang) run against the aarch64
 # server in the arm64 VM (tests/lit-arm/run-lit-arm.sh: one VM for the run, exit 77
 # when no VM can run here), OMP_TARGET_OFFLOAD=mandatory, `ompdpu run` picking the
-# rebuilt libomptarget 19: tests/lit/offload (less lit-arm's own unsupported tests and
-# skip-19.txt's) and tests/lit-arm/arm/on_aarch64.c (the region ran on aarch64, in
-# the guest).
+# rebuilt libomptarget 19, or 18's own with lib/ompdpu/llvm18's libomptarget.rtl.cuda.so:
+# tests/lit/offload (less lit-arm's own unsupported tests and skip-<v>.txt's, and for 18
+# skip-18-arm.txt's) and tests/lit-arm/arm/on_aarch64.c (the region ran on aarch64, in
+# the guest). 18 compiles and runs each program inside the Debian 13 root, in the VM's
+# network namespace, with trixie's aarch64 binutils and GCC runtime (installed into the
+# root on first use) and Debian 12's arm64 libc headers and libraries (the guest's).
 # --print-toolchain: only fetch (or reuse) that version's clang, libomp and
 # libomptarget (19: also build the rebuilt libomptarget) and print the directory that
 # holds lib/ with its libomp and LLVM's own libomptarget (tests/conformance uses it).
@@ -58,7 +61,7 @@ done
 ((${#VERSIONS[@]})) || VERSIONS=(15 16)
 if ((ARM)); then
   for v in "${VERSIONS[@]}"; do
-    [[ $v == 19 ]] || { echo "llvm-versions: --arm runs LLVM 19 only, not $v" >&2; exit 2; }
+    [[ $v == 1[89] ]] || { echo "llvm-versions: --arm runs LLVM 18 and 19, not $v" >&2; exit 2; }
   done
 fi
 log() { echo "[llvm-versions] $*" >&2; }
@@ -106,7 +109,7 @@ fetch() { # <version>
 
 # A clang that links programs against version v's libomp and libomptarget.
 make_wrappers() { # <version> <bin dir> <toolchain dir: llvm-<v>, or none>
-  local v=$1 bin=$2 root=$3 tool lib clang inc=
+  local v=$1 bin=$2 root=$3 tool lib clang inc= pre=
   mkdir -p "$bin"
   for tool in clang clang++; do
     if [[ $v == 14 || $v == 17 ]]; then
@@ -122,6 +125,11 @@ make_wrappers() { # <version> <bin dir> <toolchain dir: llvm-<v>, or none>
       clang=/usr/bin/$tool-18
       lib=/opt/libomp-18/usr/lib/llvm-18/lib
       inc="-I$lib/clang/18/include"
+      # --arm: lit runs on this machine (the VM's tools are here), clang in the root.
+      if ((ARM)); then
+        pre="\"$bin/in-root\" "
+        write_in_root "$bin/in-root"
+      fi
     else
       clang=$root/root/usr/lib/llvm-$v/bin/$tool
       lib=$root/root/usr/lib/llvm-$v/lib
@@ -129,10 +137,42 @@ make_wrappers() { # <version> <bin dir> <toolchain dir: llvm-<v>, or none>
     cat >"$bin/$tool" <<EOF
 #!/bin/sh
 # clang $v, its libomp and libomptarget (written by tests/llvm-versions/run.sh)
-exec "$clang" -Wno-unused-command-line-argument $inc -L"$lib" -Wl,-rpath,"$lib" "\$@"
+exec $pre"$clang" -Wno-unused-command-line-argument $inc -L"$lib" -Wl,-rpath,"$lib" "\$@"
 EOF
     chmod +x "$bin/$tool"
   done
+}
+
+# A command run in the Debian 13 root from this machine (--arm 18): in the same
+# directory, environment and network namespace, with the clone and Debian 12's arm64
+# libc (headers and libraries, the guest's) at their own paths, and this machine's UCX
+# (1.13, the guest server's) first on the library path: trixie's UCX 1.18 is refused
+# by a 1.13 server ("Operation rejected by remote peer").
+write_in_root() { # <file>
+  local ucx=${1%/*}/ucx-debian12
+  rm -rf "$ucx"
+  mkdir -p "$ucx"
+  cp -a /usr/lib/x86_64-linux-gnu/libuc[mpst]*.so.0* /usr/lib/x86_64-linux-gnu/ucx "$ucx/"
+  cat >"$1" <<EOF
+#!/bin/sh
+# Run a command in the Debian 13 root, here (written by tests/llvm-versions/run.sh)
+# (lit's environment has no HOME: the root's cache is named; its TMPDIR is not in the root.)
+OMPDPU_CACHE=$CACHE LD_LIBRARY_PATH=$ucx\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH} \\
+  exec "$SRC/scripts/debian13-root.sh" \\
+  --bind "$SRC" --bind "$BUILD" --bind /usr/aarch64-linux-gnu/include \\
+  --bind /usr/aarch64-linux-gnu/lib -- \\
+  sh -c 'cd "\$0" && TMPDIR=/tmp TMP=/tmp TEMP=/tmp exec "\$@"' "\$PWD" "\$@"
+EOF
+  chmod +x "$1"
+}
+
+# The Debian 13 root's aarch64 linker and GCC runtime for device images (--arm 18).
+root_cross_tools() {
+  local pk="binutils-aarch64-linux-gnu libgcc-14-dev-arm64-cross libstdc++-14-dev-arm64-cross"
+  "$SRC/scripts/debian13-root.sh" -- sh -c "dpkg -s $pk >/dev/null 2>&1 ||
+    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \\
+      --no-install-recommends $pk; }" >"$CACHE/debian13/cross-tools.log" 2>&1 ||
+    die "cannot install $pk into the Debian 13 root (log: $CACHE/debian13/cross-tools.log)"
 }
 
 # A lit site configuration: tests/lit's configuration with version v's clang.
@@ -208,8 +248,12 @@ PY
 # and arm/ (tests/lit-arm/arm), with that version's clang; skip-<v>.txt's tests are
 # reported unsupported, with their reasons.
 write_arm_sites() { # <version> <out dir> <bin dir>
-  local v=$1 out=$2 bin=$3 suite srcdir unsup
+  local v=$1 out=$2 bin=$3 suite srcdir unsup run_in=
   unsup=$(skip_dict "$v")
+  if [[ $v == 18 ]]; then
+    unsup="dict($unsup, **$(skip_dict 18-arm))"
+    run_in=$bin/in-root
+  fi
   for suite in offload arm; do
     srcdir=$SRC/tests/lit/offload
     [[ $suite == arm ]] && srcdir=$SRC/tests/lit-arm/arm
@@ -230,6 +274,7 @@ config.ompdpu_arm_llvm = $v
 config.ompdpu_arm_clang = "$bin/clang"
 config.ompdpu_arm_clangxx = "$bin/clang++"
 config.ompdpu_arm_unsupported = $unsup
+config.ompdpu_arm_run_in = "$run_in"
 lit_config.load_config(config, "$SRC/tests/lit-arm/lit.cfg.py")
 config.name = "ompdpu-llvm$v-arm-$suite"
 EOF
@@ -255,7 +300,8 @@ for v in "${VERSIONS[@]}"; do
   root=none
   case $v in
   14) ;;
-  17 | 18) "$SRC/scripts/debian13-root.sh" --path >/dev/null ;;
+  17 | 18) "$SRC/scripts/debian13-root.sh" --path >/dev/null
+    if ((ARM)); then root_cross_tools; fi ;;
   19) [[ -x /usr/bin/clang-19 && -x /usr/lib/llvm-19/bin/clang-offload-packager ]] ||
     die "LLVM 19 needs clang-19 and clang-tools-19 (apt-get install --no-install-recommends)"
     OMPDPU_CACHE=$CACHE "$SRC/llvm-patches/build-libomptarget-19.sh" --build "$BUILD" ||
