@@ -7,21 +7,13 @@
 #include <cstring>
 
 #include "augment_golden.h"
+#include "augment_test_util.h"
 #include "dnnk.h"
 #include "reference.h"
 
 #pragma STDC FP_CONTRACT OFF
 
 namespace {
-
-// A batch of random uint8 images, NCHW.
-std::vector<uint8_t> random_images(int n, int c, int h, int w, unsigned seed) {
-  std::mt19937 gen(seed);
-  std::vector<uint8_t> v((size_t)n * c * h * w);
-  for (auto &p : v)
-    p = (uint8_t)(gen() & 0xff);
-  return v;
-}
 
 // The same batch converted from NCHW to NHWC.
 std::vector<uint8_t> to_nhwc(const std::vector<uint8_t> &in, int n, int c,
@@ -52,21 +44,6 @@ dnnk_augment_params cifar_params(uint64_t seed, uint32_t epoch) {
     p.std[i] = std[i];
   }
   return p;
-}
-
-// Runs dnnk_augment_batch into a fresh vector.
-std::vector<float> augment(const dnnk_augment_params &p,
-                           const std::vector<uint8_t> &in, int layout, int n,
-                           int c, int h, int w, long first = 0) {
-  std::vector<float> out((size_t)n * c * p.out_h * p.out_w);
-  dnnk_augment_batch(&p, in.data(), layout, n, c, h, w, first, out.data());
-  return out;
-}
-
-// Byte-wise equality of two float vectors (distinguishes -0.0 and NaNs).
-bool same_bytes(const std::vector<float> &a, const std::vector<float> &b) {
-  return a.size() == b.size() &&
-         std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
 }
 
 TEST(Philox, KnownAnswers) {

@@ -10,32 +10,12 @@
 #include <random>
 
 #include "augment_golden.h"
+#include "augment_test_util.h"
 #include "dnnk.h"
 
 #pragma STDC FP_CONTRACT OFF
 
 namespace {
-
-std::vector<uint8_t> random_images(int n, int c, int h, int w, unsigned seed) {
-  std::mt19937 gen(seed);
-  std::vector<uint8_t> v((size_t)n * c * h * w);
-  for (auto &p : v)
-    p = (uint8_t)(gen() & 0xff);
-  return v;
-}
-
-std::vector<float> augment(const dnnk_augment_params &p,
-                           const std::vector<uint8_t> &in, int layout, int n,
-                           int c, int h, int w, long first = 0) {
-  std::vector<float> out((size_t)n * c * p.out_h * p.out_w);
-  dnnk_augment_batch(&p, in.data(), layout, n, c, h, w, first, out.data());
-  return out;
-}
-
-bool same_bytes(const std::vector<float> &a, const std::vector<float> &b) {
-  return a.size() == b.size() &&
-         std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
-}
 
 // Everything on: the trainer's heavy configuration on CIFAR-sized images.
 dnnk_augment_params heavy_params(uint64_t seed, uint32_t epoch, int h, int w) {
