@@ -29,7 +29,7 @@ using TargetFreeFn = void (*)(void *, int);
 struct PluginQueries {
   LastAllocFn LastAlloc;
   NumDevicesFn NumDevices;
-  DeviceAddressFn DeviceAddress; ///< absent from LLVM 19's built-in plugin
+  DeviceAddressFn DeviceAddress; ///< absent from plugins older than it
 };
 
 /// A DPU among the OpenMP devices: its number and its server.
@@ -55,11 +55,12 @@ std::vector<PluginQueries> loadedPlugins() {
   // Where the plugin is part of libomptarget itself (LLVM 19 and later
   // link plugins in) its queries are in the global scope.
   Add(RTLD_DEFAULT);
-  // Drop-in plugins are loaded with local scope: ask each by name.
+  // Drop-in plugins are loaded with local scope: ask each by name (LLVM
+  // 18 loads the aarch64 one under the CUDA plugin's name).
   for (const char *Name :
        {"libomptarget.rtl.x86_64.so", "libomptarget.rtl.aarch64.so",
         "libomptarget.rtl.x86_64.nextgen.so",
-        "libomptarget.rtl.aarch64.nextgen.so"}) {
+        "libomptarget.rtl.aarch64.nextgen.so", "libomptarget.rtl.cuda.so"}) {
     // RTLD_NOLOAD: only plugins libomptarget already loaded count.
     if (void *H = dlopen(Name, RTLD_NOW | RTLD_NOLOAD)) {
       Add(H);
