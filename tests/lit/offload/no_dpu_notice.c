@@ -5,6 +5,9 @@
 // run`'s own warning, nor with OMPDPU_NOTICE=0 or OMP_TARGET_OFFLOAD=disabled.
 // With every LLVM version's clang (the llvm-versions suites run this too).
 // UNSUPPORTED: arm-vm
+// The notice object is built for programs' own links, not in sanitizer
+// builds (an instrumented object would need the sanitizer's runtime linked in).
+// UNSUPPORTED: sanitizer
 // RUN: %clang-offload %S/Inputs/on_server.c %no-dpu-notice -o %t
 // RUN: rm -rf %t.xdg && mkdir -p %t.xdg
 // RUN: env -u OMPDPU_DEVICES XDG_CONFIG_HOME=%t.xdg %t > %t.alone 2>&1
