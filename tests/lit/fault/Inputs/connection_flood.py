@@ -13,6 +13,7 @@ connections per flood, 40 s in all.
 """
 import os
 import resource
+import signal
 import socket
 import subprocess
 import sys
@@ -118,7 +119,11 @@ def main():
             print("server memory grew by under 32 MiB: %d" % (grew < 32 * 1024))
             print("server alive: %d" % (proc.poll() is None))
         finally:
-            proc.kill()
+            # The whole group: the server may be behind a wrapper (`timeout`).
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
             proc.wait()
         log.seek(0)
         for line in log:
