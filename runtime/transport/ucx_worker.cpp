@@ -401,8 +401,10 @@ Expected<uint16_t> UcxWorker::listen(const SockAddress &Addr,
 /// Sweep the connections that sent no request yet, four times a second;
 /// say what was dropped at most every 10 s, in one line.
 static void sweepPending(UcxWorkerState &I) {
+  if (!I.Pending) // clients and sessions: no clock read in their progress
+    return;
   auto Now = std::chrono::steady_clock::now();
-  if (!I.Pending || Now < I.NextSweep)
+  if (Now < I.NextSweep)
     return;
   I.NextSweep = Now + std::chrono::milliseconds(250);
   PendingDrops D = I.Pending->sweep(Now);
