@@ -12,14 +12,6 @@
 namespace ompdpu::transport {
 namespace {
 
-uint16_t portOf(const sockaddr_storage &A) {
-  if (A.ss_family == AF_INET)
-    return ntohs(reinterpret_cast<const sockaddr_in &>(A).sin_port);
-  if (A.ss_family == AF_INET6)
-    return ntohs(reinterpret_cast<const sockaddr_in6 &>(A).sin6_port);
-  return 0;
-}
-
 /// The inode of the socket behind Fd ("socket:[N]"), 0 if it is none.
 unsigned long socketInode(const char *FdName) {
   char Path[64], Link[64];
@@ -62,6 +54,14 @@ size_t fairLevel(const std::map<std::string, size_t> &PerSource, size_t Total) {
 }
 
 } // namespace
+
+uint16_t portOf(const sockaddr_storage &A) {
+  if (A.ss_family == AF_INET)
+    return ntohs(reinterpret_cast<const sockaddr_in &>(A).sin_port);
+  if (A.ss_family == AF_INET6)
+    return ntohs(reinterpret_cast<const sockaddr_in6 &>(A).sin6_port);
+  return 0;
+}
 
 std::string sourceText(const sockaddr_storage &A) {
   char Buf[INET6_ADDRSTRLEN] = "?";

@@ -56,6 +56,8 @@ private:
   std::set<std::string> Requested; ///< peers "address port" that sent one
 };
 
+/// The port of an IPv4 or IPv6 socket address (0 for others).
+uint16_t portOf(const sockaddr_storage &A);
 /// "ADDRESS PORT" of a socket address, and ADDRESS alone.
 std::string peerText(const sockaddr_storage &A);
 std::string sourceText(const sockaddr_storage &A);

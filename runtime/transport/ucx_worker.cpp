@@ -390,10 +390,7 @@ Expected<uint16_t> UcxWorker::listen(const SockAddress &Addr,
   S = ucp_listener_query(I->Listener, &A);
   if (S != UCS_OK)
     return ucsError("cannot query listener", S);
-  uint16_t Port =
-      A.sockaddr.ss_family == AF_INET6
-          ? ntohs(reinterpret_cast<sockaddr_in6 *>(&A.sockaddr)->sin6_port)
-          : ntohs(reinterpret_cast<sockaddr_in *>(&A.sockaddr)->sin_port);
+  uint16_t Port = portOf(A.sockaddr);
   I->Pending = std::make_unique<PendingSockets>(Port, I->Limits);
   return Port;
 }
